@@ -1,0 +1,39 @@
+"""Scaled corpora for benchmarks: the embedded sample's real records, replicated under new NCT IDs."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import zstandard
+
+from ingest.loader import sample_path
+
+_NCT_ID_FIELD = re.compile(rb'"nctId": ?"NCT\d{8}"')
+
+
+def sample_lines() -> list[bytes]:
+    with open(sample_path(), "rb") as f:
+        data = zstandard.ZstdDecompressor().stream_reader(f).read()
+    return [line for line in data.split(b"\n") if line.strip()]
+
+
+def replicated_lines(count: int) -> Iterator[bytes]:
+    """`count` records. Copy 0 is the real sample; copy k (1..999) of record i is NCT9 kkk iiii, so every
+    replicated record is a distinct study with real content."""
+    lines = sample_lines()
+    for n in range(count):
+        copy, index = divmod(n, len(lines))
+        line = lines[index]
+        if copy:
+            new_id = b'"nctId":"NCT9%03d%04d"' % (copy, index)
+            line = _NCT_ID_FIELD.sub(lambda _m: new_id, line, count=1)
+        yield line
+
+
+def write_corpus(path: Path, count: int) -> Path:
+    with open(path, "wb") as out:
+        for line in replicated_lines(count):
+            out.write(line + b"\n")
+    return path

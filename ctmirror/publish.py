@@ -1,0 +1,68 @@
+"""Publishing: from all segments, the current version of each study, written as a new state."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from ctmirror.catalog import build_catalog
+from ctmirror.sqlfiles import read_sql
+from ctmirror.warehouse import DEFAULT_KEEP_STATES, State, Warehouse
+from ingest.normalize import new_connection, normalised_tables
+from ingest.raw_store import utc_now
+
+# Tables every state carries whole, as all versions or all rows, read where the segments keep them.
+HISTORY_TABLES = ("study_versions", "quarantine")
+
+
+def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES) -> State:
+    segments = warehouse.segments()
+    state_id, path = warehouse.new_state_dir()
+    con = new_connection()
+    try:
+        version_files = [str(s.table_file("study_versions")) for s in segments]
+        con.execute("CREATE TEMP TABLE all_versions AS SELECT nct_id, content_hash, last_update_post_date, "
+                    "ingested_at FROM read_parquet($files)", {"files": version_files})
+        con.execute(read_sql("publish/current_versions.sql"))
+        views: dict[str, list[Path]] = {}
+        for table in normalised_tables():
+            if table in HISTORY_TABLES:
+                continue
+            target = path / "tables" / f"{table}.parquet"
+            files = [str(s.table_file(table)) for s in segments]
+            con.sql(read_sql("publish/current_rows.sql"), params={"files": files}).write_parquet(
+                str(target), compression="zstd")
+            views[table] = [target]
+        for table in HISTORY_TABLES:
+            views[table] = [s.table_file(table) for s in segments]
+        runs_file = path / "tables" / "sync_runs.parquet"
+        con.sql(read_sql("publish/sync_runs.sql"), params={"runs": str(warehouse.root / "runs.ndjson")}
+                ).write_parquet(str(runs_file), compression="zstd")
+        views["sync_runs"] = [runs_file]
+        counts = dict(zip(
+            ("studies", "versions", "quarantined"),
+            con.execute("SELECT (SELECT count(*) FROM current_versions), (SELECT count(*) FROM all_versions), "
+                        "(SELECT count(*) FROM read_parquet($q))",
+                        {"q": [str(s.table_file("quarantine")) for s in segments]}).fetchone(),
+        ))
+    finally:
+        con.close()
+    build_catalog(path / "catalog.duckdb", views)
+    meta = {
+        "state_id": state_id,
+        "published_at": utc_now(),
+        "generation": warehouse.generation,
+        "segments": [s.segment_id for s in segments],
+        "counts": counts,
+        "run": run,
+    }
+    return warehouse.commit_state(state_id, path, meta, keep)
+
+
+def record_run(warehouse: Warehouse, run: dict) -> None:
+    """Appends a run to runs.ndjson, which the next publish turns into the sync_runs table."""
+    with open(warehouse.root / "runs.ndjson", "a", encoding="utf-8") as f:
+        f.write(json.dumps(run, sort_keys=True) + "\n")
+        f.flush()
+        os.fsync(f.fileno())

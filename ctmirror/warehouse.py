@@ -1,0 +1,236 @@
+"""The warehouse on disk, and the one atomic step that publishes a new state of it.
+
+    warehouse/
+      raw/              everything received, as received (ingest/raw_store.py)
+      segments/gNNNN/NNNNNN/
+                        append-only: the versions and quarantine rows one normalisation batch added, as
+                        Parquet per table, plus segment.json (which receipts it consumed, its counts).
+                        `rebuild` writes a new generation gNNNN beside the old one, so states still being
+                        read keep their files; segments/GENERATION names the one in use
+      states/NNNNNN/    one published state: tables/*.parquet (current version of each study), a
+                        catalog.duckdb (views over those files, the methods as macros) and state.json
+      current           symlink to the published state; swapping it (os.replace) is the publish step
+      tables            symlink to current/tables        (stable path for Parquet readers)
+      ctmirror.duckdb   symlink to current/catalog.duckdb (stable path for `duckdb warehouse/ctmirror.duckdb`)
+
+A reader resolves `current` once and sees that whole state; a writer never touches a published state, so
+readers never see a mixture. Only one writer at a time: `Warehouse.writing()` holds an exclusive lock.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from ctmirror.errors import StateNotFound, WarehouseError
+
+DEFAULT_KEEP_STATES = 5
+
+
+def default_warehouse() -> Path:
+    return Path(os.environ.get("CTMIRROR_WAREHOUSE", "warehouse"))
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(f".tmp-{path.name}")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def atomic_symlink(target: str, link: Path) -> None:
+    tmp = link.with_name(f".tmp-{link.name}")
+    tmp.unlink(missing_ok=True)
+    os.symlink(target, tmp)
+    os.replace(tmp, link)
+
+
+@dataclass(frozen=True)
+class Segment:
+    segment_id: str
+    path: Path
+    meta: dict
+
+    def table_file(self, table: str) -> Path:
+        return self.path / f"{table}.parquet"
+
+
+@dataclass(frozen=True)
+class State:
+    state_id: str
+    path: Path
+    meta: dict
+
+    @property
+    def catalog(self) -> Path:
+        return self.path / "catalog.duckdb"
+
+    @property
+    def tables(self) -> Path:
+        return self.path / "tables"
+
+
+class Warehouse:
+    def __init__(self, root: Path | str | None = None) -> None:
+        self.root = Path(root) if root is not None else default_warehouse()
+        self.states_dir = self.root / "states"
+        self._generation: str | None = None
+
+    @property
+    def generation(self) -> str:
+        if self._generation is None:
+            marker = self.root / "segments" / "GENERATION"
+            self._generation = marker.read_text().strip() if marker.exists() else "g0001"
+        return self._generation
+
+    @property
+    def segments_dir(self) -> Path:
+        return self.root / "segments" / self.generation
+
+    def start_generation(self) -> str:
+        """A fresh, empty generation of segments (for rebuild); in use once `adopt_generation` is called."""
+        number = int(self.generation[1:]) + 1
+        self._generation = f"g{number:04d}"
+        shutil.rmtree(self.segments_dir, ignore_errors=True)
+        return self._generation
+
+    def adopt_generation(self) -> None:
+        atomic_write_text(self.root / "segments" / "GENERATION", self.generation)
+        referenced = {s.meta.get("generation") for s in self.states()} | {self.generation}
+        for folder in (self.root / "segments").glob("g*"):
+            if folder.is_dir() and folder.name not in referenced:
+                shutil.rmtree(folder, ignore_errors=True)
+
+    # ---- writing -------------------------------------------------------------------------------------
+    @contextmanager
+    def writing(self) -> Iterator[Warehouse]:
+        """Exclusive right to write; a second writer fails at once with a clear message."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        lock_file = open(self.root / ".writer.lock", "w")
+        try:
+            fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock_file.close()
+            raise WarehouseError(
+                f"another ctmirror process is writing to {self.root}",
+                hint="wait for it to finish (readers are never blocked), then run the command again",
+            ) from None
+        try:
+            self._sweep_temporaries()
+            yield self
+        finally:
+            fcntl.flock(lock_file, fcntl.LOCK_UN)
+            lock_file.close()
+
+    def _sweep_temporaries(self) -> None:
+        """Leftovers of a writer that was killed: never referenced by anything published."""
+        if self.segments_dir.is_dir():
+            for leftover in self.segments_dir.glob(".tmp-*"):
+                shutil.rmtree(leftover, ignore_errors=True)
+        if self.states_dir.is_dir():
+            current = self.current_state()
+            for folder in self.states_dir.iterdir():
+                unpublished = not (folder / "state.json").exists()
+                if unpublished and (current is None or folder.name != current.state_id):
+                    shutil.rmtree(folder, ignore_errors=True)
+
+    def new_segment_dir(self) -> tuple[str, Path]:
+        segments = self.segments()
+        next_id = f"{(int(segments[-1].segment_id) + 1) if segments else 1:06d}"
+        tmp = self.segments_dir / f".tmp-{next_id}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        return next_id, tmp
+
+    def commit_segment(self, segment_id: str, tmp: Path, meta: dict) -> Segment:
+        atomic_write_text(tmp / "segment.json", json.dumps(meta, indent=2, sort_keys=True))
+        final = self.segments_dir / segment_id
+        os.replace(tmp, final)
+        return Segment(segment_id, final, meta)
+
+    def new_state_dir(self) -> tuple[str, Path]:
+        """A state folder under its final name (the catalog's views need final paths). It counts as
+        published only once state.json is written and `current` points at it."""
+        existing = sorted(p.name for p in self.states_dir.iterdir()) if self.states_dir.is_dir() else []
+        numbers = [int(name) for name in existing if name.isdigit()]
+        next_id = f"{(max(numbers) + 1) if numbers else 1:06d}"
+        path = self.states_dir / next_id
+        (path / "tables").mkdir(parents=True)
+        return next_id, path
+
+    def commit_state(self, state_id: str, path: Path, meta: dict, keep: int = DEFAULT_KEEP_STATES) -> State:
+        atomic_write_text(path / "state.json", json.dumps(meta, indent=2, sort_keys=True))
+        final = path
+        atomic_symlink(f"states/{state_id}", self.root / "current")  # the publish step
+        for name, target in (("tables", "current/tables"), ("ctmirror.duckdb", "current/catalog.duckdb")):
+            link = self.root / name
+            if not link.is_symlink():
+                atomic_symlink(target, link)
+        self._prune_states(keep)
+        return State(state_id, final, meta)
+
+    def _prune_states(self, keep: int) -> None:
+        pinned = self.pinned_states()
+        states = self.states()
+        for state in states[: max(0, len(states) - max(keep, 1))]:
+            if state.state_id not in pinned:
+                shutil.rmtree(state.path, ignore_errors=True)
+
+    def pinned_states(self) -> set[str]:
+        pins = self.root / "pins.json"
+        if not pins.exists():
+            return set()
+        return set(json.loads(pins.read_text()))
+
+    # ---- reading -------------------------------------------------------------------------------------
+    def segments(self) -> list[Segment]:
+        if not self.segments_dir.is_dir():
+            return []
+        found = []
+        for path in sorted(self.segments_dir.iterdir()):
+            if path.name.startswith(".") or not (path / "segment.json").exists():
+                continue
+            found.append(Segment(path.name, path, json.loads((path / "segment.json").read_text())))
+        return found
+
+    def states(self) -> list[State]:
+        if not self.states_dir.is_dir():
+            return []
+        found = []
+        for path in sorted(self.states_dir.iterdir()):
+            if path.name.startswith(".") or not (path / "state.json").exists():
+                continue
+            found.append(State(path.name, path, json.loads((path / "state.json").read_text())))
+        return found
+
+    def current_state(self) -> State | None:
+        link = self.root / "current"
+        if not link.is_symlink():
+            return None
+        path = Path(os.path.realpath(link))
+        return State(path.name, path, json.loads((path / "state.json").read_text()))
+
+    def state(self, state_id: str | None = None) -> State:
+        """A published state: the current one, or one kept by id."""
+        if state_id is None:
+            current = self.current_state()
+            if current is None:
+                raise WarehouseError(
+                    f"no published data in {self.root}",
+                    hint="build it first: `ctmirror load --sample` (offline) or `ctmirror sync`",
+                )
+            return current
+        path = self.states_dir / state_id
+        if not (path / "state.json").exists():
+            kept = ", ".join(s.state_id for s in self.states()) or "none"
+            raise StateNotFound(f"state {state_id} is not kept in {self.root} (kept: {kept})",
+                                hint="pin states you need to rerun later with `ctmirror pin STATE`")
+        return State(state_id, path, json.loads((path / "state.json").read_text()))

@@ -1,0 +1,225 @@
+"""Receipts in raw/ → segments: validated, versioned, normalised Parquet rows.
+
+Python only splits and validates records (json.loads plus a walk of the record shape); DuckDB parses each
+record once more into a struct and the SQL in `sql/normalize/` turns it into one table each. Receipts are
+consumed strictly in order and a segment records where it stopped (receipt id, record index), so
+a killed run leaves no partial segment and the next run continues from the last committed one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from ctmirror.sqlfiles import read_sql, sql_files
+from ctmirror.warehouse import Segment, Warehouse
+from ingest.raw_store import RawStore, Receipt
+from ingest.sources import Candidate, iter_candidates
+from ingest.validate import RecordShape
+
+BATCH_RECORDS = 20_000
+BATCH_BYTES = 400 << 20
+
+
+def normalised_tables() -> list[str]:
+    return [Path(f).stem for f in sql_files("normalize")]
+
+
+@dataclass
+class LoadCounts:
+    records: int = 0
+    versions_added: int = 0
+    studies_added: int = 0
+    studies_changed: int = 0
+    unchanged: int = 0
+    quarantined: int = 0
+    segments: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # a few quarantine reasons, for the summary
+
+    def add(self, other: dict) -> None:
+        for key in ("records", "versions_added", "studies_added", "studies_changed", "quarantined"):
+            setattr(self, key, getattr(self, key) + int(other[key]))
+        self.unchanged = self.records - self.versions_added
+
+
+def new_connection(temp_dir: Path | None = None) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    if temp_dir is not None:
+        con.execute("SET temp_directory = $dir", {"dir": str(temp_dir)})
+    con.execute("SET preserve_insertion_order = true")
+    for name in sql_files("schema"):
+        con.execute(read_sql(name))
+    return con
+
+
+def record_shape(con: duckdb.DuckDBPyConnection) -> RecordShape:
+    return RecordShape(json.loads(con.execute("SELECT study_structure()").fetchone()[0]))
+
+
+class Normalizer:
+    """Consumes pending receipts into segments. Use inside `Warehouse.writing()`."""
+
+    def __init__(self, warehouse: Warehouse, *, batch_records: int = BATCH_RECORDS,
+                 batch_bytes: int = BATCH_BYTES, on_record: Callable[[int], None] | None = None) -> None:
+        self.warehouse = warehouse
+        self.raw = RawStore(warehouse.root)
+        self.batch_records = batch_records
+        self.batch_bytes = batch_bytes
+        self.on_record = on_record
+        self._scratch = Path(tempfile.mkdtemp(prefix="ctmirror-"))
+        self.con = new_connection(self._scratch)
+        self.shape = record_shape(self.con)
+
+    def close(self) -> None:
+        self.con.close()
+        for leftover in self._scratch.glob("*"):
+            leftover.unlink(missing_ok=True)
+        self._scratch.rmdir()
+
+    def pending(self) -> list[tuple[Receipt, int]]:
+        """Receipts not yet fully consumed, each with the index of its first unconsumed record."""
+        segments = self.warehouse.segments()
+        end = segments[-1].meta["end"] if segments else {"receipt_id": 0, "next_index": None}
+        result = []
+        for receipt in self.raw.receipts():
+            if receipt.receipt_id < end["receipt_id"]:
+                continue
+            if receipt.receipt_id == end["receipt_id"]:
+                if end["next_index"] is not None:
+                    result.append((receipt, end["next_index"]))
+                continue
+            result.append((receipt, 0))
+        return result
+
+    def run(self) -> LoadCounts:
+        """Python prepares batch N+1 while DuckDB (which releases the GIL) normalises batch N; segments
+        are still committed one at a time, in order."""
+        counts = LoadCounts()
+        batch = _Batch(self._scratch)
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ctmirror-flush") as flusher:
+            in_flight: Future | None = None
+
+            def hand_over(full: _Batch, end: dict) -> None:
+                nonlocal in_flight
+                if in_flight is not None:
+                    in_flight.result()
+                full.close_files()
+                in_flight = flusher.submit(self._flush, full, counts, end=end)
+
+            for receipt, start in self.pending():
+                batch.receipts.append(receipt)
+                for index, candidate in enumerate(iter_candidates(self.raw.path_of(receipt))):
+                    if index < start:
+                        continue
+                    self._take(batch, receipt, candidate)
+                    if self.on_record:
+                        self.on_record(1)
+                    if batch.staged >= self.batch_records or batch.staged_bytes >= self.batch_bytes:
+                        hand_over(batch, {"receipt_id": receipt.receipt_id, "next_index": index + 1})
+                        batch = _Batch(self._scratch, receipts=[receipt])
+                # The receipt is whole: the flush that carries this batch records it consumed in full.
+                batch.end = {"receipt_id": receipt.receipt_id, "next_index": None}
+            if batch.end is not None:
+                hand_over(batch, batch.end)
+            else:
+                batch.discard()
+            if in_flight is not None:
+                in_flight.result()
+        return counts
+
+    def _take(self, batch: _Batch, receipt: Receipt, candidate: Candidate) -> None:
+        problem = candidate.problem or self.shape.problem(candidate.study)
+        if problem:
+            nct_id = None
+            if isinstance(candidate.study, dict):
+                nct_id = ((candidate.study.get("protocolSection") or {}).get("identificationModule") or {}).get("nctId")
+                nct_id = nct_id if isinstance(nct_id, str) else None
+            batch.reject(receipt, candidate.locator, nct_id, problem, candidate.raw_text or "")
+        else:
+            batch.stage(receipt, candidate.locator, candidate.text or "")
+
+    def _flush(self, batch: _Batch, counts: LoadCounts, *, end: dict) -> Segment:
+        con = self.con
+        known = [str(s.table_file("study_versions")) for s in self.warehouse.segments()]
+        con.execute("CREATE OR REPLACE TEMP TABLE receipts (receipt_id BIGINT, received_at TIMESTAMP, "
+                    "source VARCHAR, origin VARCHAR)")
+        con.executemany("INSERT INTO receipts VALUES (?, ?, ?, ?)",
+                        [(r.receipt_id, r.received_at.rstrip("Z"), r.source, r.origin) for r in batch.receipts])
+        if known:
+            con.execute("CREATE OR REPLACE TEMP TABLE known_versions AS "
+                        "SELECT nct_id, content_hash FROM read_parquet($files)", {"files": known})
+        else:
+            con.execute("CREATE OR REPLACE TEMP TABLE known_versions (nct_id VARCHAR, content_hash VARCHAR)")
+        con.execute(read_sql("stage/parse.sql"), {"staging": str(batch.staging_path)})
+        con.execute(read_sql("stage/new_versions.sql"))
+        segment_id, tmp = self.warehouse.new_segment_dir()
+        for table in normalised_tables():
+            con.sql(read_sql(f"normalize/{table}.sql")).write_parquet(str(tmp / f"{table}.parquet"), compression="zstd")
+        con.sql(read_sql("stage/quarantine.sql"), params={"rejects": str(batch.rejects_path)}).write_parquet(
+            str(tmp / "quarantine.parquet"), compression="zstd")
+        row = con.execute(read_sql("stage/batch_counts.sql")).fetchone()
+        batch_counts = dict(zip(("records", "versions_added", "studies_added", "studies_changed"), row))
+        batch_counts["quarantined"] = batch.rejected
+        batch_counts["records"] += batch.rejected
+        meta = {
+            "segment_id": segment_id,
+            "end": end,
+            "receipts": [r.receipt_id for r in batch.receipts],
+            "counts": batch_counts,
+        }
+        segment = self.warehouse.commit_segment(segment_id, tmp, meta)
+        counts.add(batch_counts)
+        counts.segments.append(segment_id)
+        counts.problems.extend(batch.problems[: max(0, 20 - len(counts.problems))])
+        con.execute("DROP VIEW new_versions; DROP TABLE new_ordinals; DROP TABLE parsed")
+        batch.discard()
+        return segment
+
+
+class _Batch:
+    """Scratch files of one batch: staged records and rejected ones, both NDJSON."""
+
+    def __init__(self, scratch: Path, receipts: list[Receipt] | None = None) -> None:
+        fd, name = tempfile.mkstemp(dir=scratch, suffix=".staging.ndjson")
+        self.staging_path = Path(name)
+        self._staging = os.fdopen(fd, "w", encoding="utf-8")
+        fd, name = tempfile.mkstemp(dir=scratch, suffix=".rejects.ndjson")
+        self.rejects_path = Path(name)
+        self._rejects = os.fdopen(fd, "w", encoding="utf-8")
+        self.receipts: list[Receipt] = list(receipts or [])
+        self.staged = 0
+        self.staged_bytes = 0
+        self.rejected = 0
+        self.problems: list[str] = []
+        self.end: dict | None = None
+
+    def stage(self, receipt: Receipt, locator: str, text: str) -> None:
+        line = f'{{"o":{self.staged},"r":{receipt.receipt_id},"l":{json.dumps(locator)},"s":{text}}}\n'
+        self._staging.write(line)
+        self.staged += 1
+        self.staged_bytes += len(line)
+
+    def reject(self, receipt: Receipt, locator: str, nct_id: str | None, reason: str, text: str) -> None:
+        self._rejects.write(json.dumps({
+            "receipt_id": receipt.receipt_id, "origin": receipt.origin, "locator": locator, "nct_id": nct_id,
+            "reason": reason, "record_text": text, "quarantined_at": receipt.received_at.rstrip("Z"),
+        }, ensure_ascii=False) + "\n")
+        self.rejected += 1
+        if len(self.problems) < 20:
+            self.problems.append(f"{receipt.origin} {locator}: {reason}")
+
+    def close_files(self) -> None:
+        self._staging.close()
+        self._rejects.close()
+
+    def discard(self) -> None:
+        self.close_files()
+        self.staging_path.unlink(missing_ok=True)
+        self.rejects_path.unlink(missing_ok=True)

@@ -1,0 +1,145 @@
+"""warehouse/raw/: everything ever received, exactly as received, append-only.
+
+Blobs are content-addressed (`objects/ab/abcdef...`), stored as received when they came compressed (gzip,
+zstd, zip) and zstd-compressed otherwise, so decompressing gives back the received bytes. Each receipt
+(a file loaded, a page harvested) is one line of `manifest.ndjson`: where it came from, when, its sha256.
+Receiving the same bytes twice stores one blob and two receipts. The manifest line is written only after
+the blob is durable, so a crash leaves at worst an unreferenced blob, never a receipt without data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import zstandard
+
+from ingest.sources import compression_of
+
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Receipt:
+    receipt_id: int
+    sha256: str
+    blob: str  # path relative to raw/
+    origin: str  # the path or URL it came from
+    source: str  # file, sample, api, bulk, history, aact
+    received_at: str  # ISO 8601, UTC, microseconds
+    size: int  # bytes as received
+    context: dict | None = None
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class RawStore:
+    def __init__(self, warehouse: Path) -> None:
+        self.root = warehouse / "raw"
+        self.manifest = self.root / "manifest.ndjson"
+
+    def receive_file(self, path: Path, *, source: str, origin: str | None = None,
+                     context: dict | None = None, received_at: str | None = None) -> Receipt:
+        with open(path, "rb") as f:
+            compressed = compression_of(f.read(4)) is not None
+        digest = hashlib.sha256()
+        with open(path, "rb") as f:
+            while chunk := f.read(_CHUNK):
+                digest.update(chunk)
+        sha = digest.hexdigest()
+        blob = self._blob_name(sha, compressed)
+        target = self.root / blob
+        if not target.exists():
+            with open(path, "rb") as src:
+                self._write_blob(target, src, compress=not compressed)
+        return self._append(sha, blob, origin or str(path.resolve()), source, path.stat().st_size,
+                            context, received_at)
+
+    def receive_bytes(self, data: bytes, *, source: str, origin: str, context: dict | None = None,
+                      received_at: str | None = None) -> Receipt:
+        compressed = compression_of(data[:4]) is not None
+        sha = hashlib.sha256(data).hexdigest()
+        blob = self._blob_name(sha, compressed)
+        target = self.root / blob
+        if not target.exists():
+            import io
+
+            self._write_blob(target, io.BytesIO(data), compress=not compressed)
+        return self._append(sha, blob, origin, source, len(data), context, received_at)
+
+    def receipts(self) -> list[Receipt]:
+        """All receipts in the order received. A torn last line (a crash mid-append) is skipped."""
+        if not self.manifest.exists():
+            return []
+        receipts = []
+        with open(self.manifest, encoding="utf-8") as f:
+            for line in f:
+                try:
+                    receipts.append(Receipt(**json.loads(line)))
+                except (json.JSONDecodeError, TypeError):
+                    continue
+        return receipts
+
+    def path_of(self, receipt: Receipt) -> Path:
+        return self.root / receipt.blob
+
+    @staticmethod
+    def _blob_name(sha: str, compressed: bool) -> str:
+        return f"objects/{sha[:2]}/{sha}" + ("" if compressed else ".zst")
+
+    def _write_blob(self, target: Path, src, *, compress: bool) -> None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as out:
+                if compress:
+                    with zstandard.ZstdCompressor(level=3).stream_writer(out, closefd=False) as writer:
+                        shutil.copyfileobj(src, writer, _CHUNK)
+                else:
+                    shutil.copyfileobj(src, out, _CHUNK)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp_name, target)
+            fsync_dir(target.parent)
+        except BaseException:
+            Path(tmp_name).unlink(missing_ok=True)
+            raise
+
+    def _append(self, sha: str, blob: str, origin: str, source: str, size: int,
+                context: dict | None, received_at: str | None) -> Receipt:
+        self.root.mkdir(parents=True, exist_ok=True)
+        existing = self.receipts()
+        receipt = Receipt(
+            receipt_id=(existing[-1].receipt_id + 1) if existing else 1,
+            sha256=sha, blob=blob, origin=origin, source=source,
+            received_at=received_at or utc_now(), size=size, context=context,
+        )
+        line = json.dumps(asdict(receipt), ensure_ascii=False) + "\n"
+        with open(self.manifest, "a", encoding="utf-8") as f:
+            if f.tell() > 0 and not self._ends_with_newline():
+                f.write("\n")  # seal a torn line left by a crash, so this receipt parses
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
+        return receipt
+
+    def _ends_with_newline(self) -> bool:
+        with open(self.manifest, "rb") as f:
+            f.seek(-1, os.SEEK_END)
+            return f.read(1) == b"\n"

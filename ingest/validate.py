@@ -1,0 +1,179 @@
+"""Checks one parsed study record against the shape ctmirror reads, and says precisely what is wrong.
+
+The shape is `study_structure()` from `sql/schema/study_structure.sql` (the same one DuckDB extracts
+with), so a field is validated exactly when it is extracted. Enumerations are the OpenAPI spec's (v2.0.5).
+A record that fails is quarantined with the message this module returns; it is never half-loaded.
+"""
+
+from __future__ import annotations
+
+import re
+
+_STATUS = {
+    "ACTIVE_NOT_RECRUITING", "COMPLETED", "ENROLLING_BY_INVITATION", "NOT_YET_RECRUITING", "RECRUITING",
+    "SUSPENDED", "TERMINATED", "WITHDRAWN", "AVAILABLE", "NO_LONGER_AVAILABLE", "TEMPORARILY_NOT_AVAILABLE",
+    "APPROVED_FOR_MARKETING", "WITHHELD", "UNKNOWN",
+}
+_DATE_TYPE = {"ACTUAL", "ESTIMATED"}
+_AGENCY_CLASS = {"NIH", "FED", "OTHER_GOV", "INDIV", "INDUSTRY", "NETWORK", "AMBIG", "OTHER", "UNKNOWN"}
+_RELEVANCE = {"LOW", "HIGH"}
+
+_PS = "protocolSection."
+_SM = _PS + "statusModule."
+ENUMS: dict[str, set[str]] = {
+    _SM + "overallStatus": _STATUS,
+    _SM + "lastKnownStatus": _STATUS,
+    **{_SM + f"{d}DateStruct.type": _DATE_TYPE
+       for d in ("start", "primaryCompletion", "completion", "studyFirstPost", "resultsFirstPost", "lastUpdatePost")},
+    _PS + "designModule.studyType": {"EXPANDED_ACCESS", "INTERVENTIONAL", "OBSERVATIONAL"},
+    _PS + "designModule.phases": {"NA", "EARLY_PHASE1", "PHASE1", "PHASE2", "PHASE3", "PHASE4"},
+    _PS + "designModule.enrollmentInfo.type": {"ACTUAL", "ESTIMATED"},
+    _PS + "armsInterventionsModule.interventions.type": {
+        "BEHAVIORAL", "BIOLOGICAL", "COMBINATION_PRODUCT", "DEVICE", "DIAGNOSTIC_TEST", "DIETARY_SUPPLEMENT",
+        "DRUG", "GENETIC", "PROCEDURE", "RADIATION", "OTHER"},
+    _PS + "armsInterventionsModule.armGroups.type": {
+        "EXPERIMENTAL", "ACTIVE_COMPARATOR", "PLACEBO_COMPARATOR", "SHAM_COMPARATOR", "NO_INTERVENTION", "OTHER"},
+    _PS + "eligibilityModule.sex": {"FEMALE", "MALE", "ALL"},
+    _PS + "eligibilityModule.stdAges": {"CHILD", "ADULT", "OLDER_ADULT"},
+    _PS + "referencesModule.references.type": {"BACKGROUND", "RESULT", "DERIVED"},
+    _PS + "sponsorCollaboratorsModule.leadSponsor.class": _AGENCY_CLASS,
+    _PS + "sponsorCollaboratorsModule.collaborators.class": _AGENCY_CLASS,
+    "derivedSection.conditionBrowseModule.browseLeaves.relevance": _RELEVANCE,
+    "derivedSection.interventionBrowseModule.browseLeaves.relevance": _RELEVANCE,
+}
+
+DATE_PATHS = {
+    _SM + "statusVerifiedDate", _SM + "studyFirstSubmitDate",
+    *(_SM + f"{d}DateStruct.date"
+      for d in ("start", "primaryCompletion", "completion", "studyFirstPost", "resultsFirstPost", "lastUpdatePost")),
+}
+_PARTIAL_DATE = re.compile(r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$")
+NCT_ID = re.compile(r"^NCT\d{8}$")
+
+_JSON_TYPE_NAMES = {dict: "an object", list: "a list", str: "a string", bool: "true/false",
+                    int: "a number", float: "a number", type(None): "null"}
+
+
+class RecordShape:
+    """The validator for one structure (parsed from `study_structure()`), compiled once into closures.
+
+    Checkers return None, or (path parts, message) so that paths are only built for bad records: a study
+    can have hundreds of locations and this runs for every record loaded.
+    """
+
+    def __init__(self, structure: dict) -> None:
+        self.structure = structure
+        self._check = _compile(structure, "")
+
+    def problem(self, record: object) -> str | None:
+        """None for a good record, else one specific sentence naming the field and what was expected."""
+        if not isinstance(record, dict):
+            return f"expected a study object, got {_describe(record)}"
+        nct_id = _dig(record, ("protocolSection", "identificationModule", "nctId"))
+        if nct_id is None:
+            return "missing protocolSection.identificationModule.nctId"
+        if not isinstance(nct_id, str) or not NCT_ID.match(nct_id):
+            return f"protocolSection.identificationModule.nctId: {nct_id!r} is not NCT followed by 8 digits"
+        failure = self._check(record)
+        if failure is None:
+            return None
+        parts, message = failure
+        path = "".join(part if part.startswith("[") else f".{part}" for part in reversed(parts)).lstrip(".")
+        return f"{path or 'record'}: {message}"
+
+
+_Failure = tuple[list[str], str]
+
+
+def _compile(shape: object, rule_path: str):
+    if isinstance(shape, dict):
+        return _compile_object(shape, rule_path)
+    if isinstance(shape, list):
+        return _compile_list(shape[0], rule_path)
+    return _compile_leaf(shape, rule_path)
+
+
+def _compile_object(shape: dict, rule_path: str):
+    plain_strings = []
+    others = []
+    for key, sub_shape in shape.items():
+        sub_rule = f"{rule_path}.{key}" if rule_path else key
+        if sub_shape == "VARCHAR" and sub_rule not in ENUMS and sub_rule not in DATE_PATHS:
+            plain_strings.append(key)
+        else:
+            others.append((key, _compile(sub_shape, sub_rule)))
+
+    def check_object(value: object) -> _Failure | None:
+        if type(value) is not dict:
+            return [], f"expected an object, got {_describe(value)}"
+        for key in plain_strings:
+            item = value.get(key)
+            if item is not None and type(item) is not str:
+                return [key], f"expected a string, got {_describe(item)}"
+        for key, check in others:
+            item = value.get(key)
+            if item is not None:
+                failure = check(item)
+                if failure is not None:
+                    failure[0].append(key)
+                    return failure
+        return None
+
+    return check_object
+
+
+def _compile_list(item_shape: object, rule_path: str):
+    check_item = _compile(item_shape, rule_path)
+
+    def check_list(value: object) -> _Failure | None:
+        if type(value) is not list:
+            return [], f"expected a list, got {_describe(value)}"
+        for index, item in enumerate(value):
+            if item is not None:
+                failure = check_item(item)
+                if failure is not None:
+                    failure[0].append(f"[{index}]")
+                    return failure
+        return None
+
+    return check_list
+
+
+def _compile_leaf(type_name: str, rule_path: str):
+    if type_name == "VARCHAR":
+        allowed = ENUMS.get(rule_path)
+        is_date = rule_path in DATE_PATHS
+
+        def check_string(value: object) -> _Failure | None:
+            if type(value) is not str:
+                return [], f"expected a string, got {_describe(value)}"
+            if allowed is not None and value not in allowed:
+                return [], f"unknown value {value!r} (expected one of {', '.join(sorted(allowed))})"
+            if is_date and not _PARTIAL_DATE.match(value):
+                return [], f"{value!r} is not a date (expected yyyy, yyyy-MM or yyyy-MM-dd)"
+            return None
+
+        return check_string
+    if type_name == "BIGINT":
+        return lambda value: None if type(value) is int else ([], f"expected a whole number, got {_describe(value)}")
+    if type_name == "DOUBLE":
+        return lambda value: None if type(value) in (int, float) else ([], f"expected a number, got {_describe(value)}")
+    if type_name == "BOOLEAN":
+        return lambda value: None if type(value) is bool else ([], f"expected true or false, got {_describe(value)}")
+    raise ValueError(f"study_structure() uses a type the validator does not know: {type_name}")
+
+
+def _dig(record: dict, keys: tuple[str, ...]) -> object:
+    value: object = record
+    for key in keys:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _describe(value: object) -> str:
+    shown = repr(value)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    return f"{_JSON_TYPE_NAMES.get(type(value), type(value).__name__)} ({shown})"

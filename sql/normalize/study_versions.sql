@@ -1,0 +1,14 @@
+-- study_versions: one row per distinct version of a study ever seen, with its raw JSON.
+SELECT
+    nct_id,
+    content_hash,
+    partial_date(d.protocolSection.statusModule.lastUpdatePostDateStruct.date) AS last_update_post_date,
+    partial_date(d.protocolSection.statusModule.studyFirstPostDateStruct.date) AS study_first_post_date,
+    d.derivedSection.miscInfoModule.versionHolder AS version_holder,
+    ingested_at,
+    source,
+    receipt_id,
+    locator,
+    raw
+FROM new_versions
+ORDER BY nct_id, content_hash

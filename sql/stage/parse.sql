@@ -1,0 +1,14 @@
+-- parsed: every staged record parsed once: canonical JSON text, its md5 content hash, and the extracted structure.
+-- $staging is an NDJSON file written by ingest/normalize.py, one {"o": ordinal, "r": receipt_id, "l": locator, "s": study} a line.
+CREATE OR REPLACE TEMP TABLE parsed AS
+SELECT
+    o AS ordinal,
+    r AS receipt_id,
+    l AS locator,
+    s AS raw,
+    md5(s::VARCHAR) AS content_hash,
+    json_transform(s, study_structure()) AS d
+FROM read_json($staging,
+               columns = {o: 'BIGINT', r: 'BIGINT', l: 'VARCHAR', s: 'JSON'},
+               format = 'newline_delimited',
+               maximum_object_size = 1073741824);

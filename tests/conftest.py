@@ -1,0 +1,47 @@
+"""Shared fixtures: real records (the embedded sample and tests/data), and warehouses in tmp paths."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import zstandard
+
+from ctmirror.warehouse import Warehouse
+from ingest.loader import load_paths, sample_path
+
+DATA = Path(__file__).parent / "data"
+
+
+def sample_records() -> list[dict]:
+    with open(sample_path(), "rb") as f:
+        text = zstandard.ZstdDecompressor().stream_reader(f).read().decode("utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def nct(record: dict) -> str:
+    return record["protocolSection"]["identificationModule"]["nctId"]
+
+
+@pytest.fixture(scope="session")
+def records() -> list[dict]:
+    return sample_records()
+
+
+@pytest.fixture(scope="session")
+def records_by_id(records) -> dict[str, dict]:
+    return {nct(r): r for r in records}
+
+
+@pytest.fixture(scope="session")
+def sample_warehouse(tmp_path_factory) -> Path:
+    """A warehouse holding the embedded sample. Read-only for tests: build your own to write."""
+    root = tmp_path_factory.mktemp("sample") / "warehouse"
+    load_paths(Warehouse(root), [sample_path()], source="sample")
+    return root
+
+
+def write_ndjson(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path

@@ -1,0 +1,62 @@
+"""The `ctmirror` command as a user runs it: a real subprocess, real files."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import duckdb
+import pytest
+
+from conftest import write_ndjson
+from ctmirror import Mirror
+
+
+def ctmirror(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ctmirror.cli", *args], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, timeout=300)
+
+
+def test_load_status_through_the_environment_variable(tmp_path, records):
+    source = write_ndjson(tmp_path / "a.ndjson", records[:25])
+    env = {"CTMIRROR_WAREHOUSE": str(tmp_path / "w")}
+    loaded = ctmirror("load", str(source), env=env)
+    assert loaded.returncode == 0, loaded.stderr
+    assert loaded.stdout.startswith("25 records: 25 new studies")
+    status = ctmirror("status", "--json", env=env)
+    report = json.loads(status.stdout)
+    assert (report["studies"], report["versions"], report["quarantined"]) == (25, 25, 0)
+    assert report["last_run"]["command"] == "load"
+    assert sum(r["studies"] for r in report["by_status"]) == 25
+
+
+def test_errors_are_one_line_with_a_hint(tmp_path):
+    missing = ctmirror("--warehouse", str(tmp_path / "w"), "load", str(tmp_path / "nope.json"))
+    assert missing.returncode == 2
+    assert missing.stderr.startswith(f"error: {tmp_path / 'nope.json'}: no such file or folder")
+    assert "Traceback" not in missing.stderr
+    empty = ctmirror("--warehouse", str(tmp_path / "empty"), "status")
+    assert empty.returncode == 2
+    assert "no published data" in empty.stderr and "ctmirror load --sample" in empty.stderr
+
+
+def test_every_command_has_help_with_an_example():
+    for command in ("load", "rebuild", "status"):
+        shown = ctmirror(command, "--help")
+        assert shown.returncode == 0 and "Example: ctmirror" in shown.stdout, command
+
+
+def test_mirror_is_read_only(sample_warehouse):
+    with Mirror(sample_warehouse) as m:
+        with pytest.raises(duckdb.Error, match="read-only"):
+            m.sql("CREATE TABLE x AS SELECT 1")
+        frame = m.sql("SELECT nct_id FROM studies WHERE nct_id = $id", {"id": "NCT00711542"})
+        assert frame.to_dicts() == [{"nct_id": "NCT00711542"}]
+
+
+def test_catalog_file_opens_in_any_duckdb_session(sample_warehouse):
+    con = duckdb.connect(str(sample_warehouse / "ctmirror.duckdb"), read_only=True)
+    assert con.execute("SELECT count(*) FROM studies").fetchone()[0] == 2279
+    assert con.execute("SELECT display_phase(['PHASE2', 'PHASE3'])").fetchone()[0] == "Phase 2/Phase 3"

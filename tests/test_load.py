@@ -1,0 +1,191 @@
+"""Loading real v2 records in every accepted shape into a versioned warehouse."""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+import zipfile
+from pathlib import Path
+
+import zstandard
+
+from conftest import DATA, nct, write_ndjson
+from ctmirror import Mirror
+from ctmirror.warehouse import Warehouse
+from ingest.loader import load_paths, sample_path
+
+
+def test_sample_loads_one_current_row_per_study_and_drops_nothing(sample_warehouse, records):
+    with Mirror(sample_warehouse) as m:
+        studies = m.sql("SELECT nct_id FROM studies")
+        quarantined = m.sql("SELECT count(*) AS n FROM quarantine")["n"][0]
+    assert studies.height == len({nct(r) for r in records}) == 2279
+    assert studies["nct_id"].n_unique() == studies.height
+    assert studies.height + quarantined == len(records)
+
+
+def test_every_list_element_lands_in_its_child_table(sample_warehouse, records):
+    def total(path: list[str]) -> int:
+        count = 0
+        for record in records:
+            node = record
+            for key in path:
+                node = node.get(key) if isinstance(node, dict) else None
+            count += len(node or [])
+        return count
+
+    expected = {
+        "conditions": total(["protocolSection", "conditionsModule", "conditions"]),
+        "keywords": total(["protocolSection", "conditionsModule", "keywords"]),
+        "interventions": total(["protocolSection", "armsInterventionsModule", "interventions"]),
+        "arm_groups": total(["protocolSection", "armsInterventionsModule", "armGroups"]),
+        "collaborators": total(["protocolSection", "sponsorCollaboratorsModule", "collaborators"]),
+        "locations": total(["protocolSection", "contactsLocationsModule", "locations"]),
+        "study_references": total(["protocolSection", "referencesModule", "references"]),
+        "nct_aliases": total(["protocolSection", "identificationModule", "nctIdAliases"]),
+    }
+    expected["outcomes"] = sum(total(["protocolSection", "outcomesModule", k])
+                               for k in ("primaryOutcomes", "secondaryOutcomes", "otherOutcomes"))
+    expected["mesh_terms"] = sum(total(["derivedSection", module, k])
+                                 for module in ("conditionBrowseModule", "interventionBrowseModule")
+                                 for k in ("meshes", "ancestors"))
+    expected["browse_leaves"] = sum(total(["derivedSection", module, "browseLeaves"])
+                                    for module in ("conditionBrowseModule", "interventionBrowseModule"))
+    with Mirror(sample_warehouse) as m:
+        for table, count in expected.items():
+            assert m.sql(f"SELECT count(*) AS n FROM {table}")["n"][0] == count, table
+    assert expected["locations"] > 30_000 and expected["nct_aliases"] > 0
+
+
+def test_real_values_of_a_terminated_phase_1_2_trial(sample_warehouse):
+    # NCT00711542, read in the raw record: phases [PHASE1, PHASE2], whyStopped "Slow recruitment",
+    # primary completion 2014-12 ACTUAL, enrollment 31 ACTUAL, condition ancestors include Coronary Disease.
+    with Mirror(sample_warehouse) as m:
+        row = m.rows("SELECT * FROM studies WHERE nct_id = 'NCT00711542'")[0]
+        ancestors = m.sql("SELECT term FROM mesh_terms WHERE nct_id = 'NCT00711542' AND domain = 'condition' "
+                          "AND is_ancestor")["term"].to_list()
+        interventions = m.rows("SELECT intervention_type, name FROM interventions WHERE nct_id = 'NCT00711542' "
+                               "ORDER BY ordinal")
+    assert row["phases"] == ["PHASE1", "PHASE2"]
+    assert row["phase"] == "Phase 1/Phase 2"
+    assert row["overall_status"] == "TERMINATED"
+    assert row["why_stopped"] == "Slow recruitment"
+    assert row["primary_completion_date_raw"] == "2014-12"
+    assert row["primary_completion_date_precision"] == "month"
+    assert str(row["primary_completion_date"]) == "2014-12-01"
+    assert row["primary_completion_date_type"] == "ACTUAL"
+    assert (row["enrollment"], row["enrollment_type"]) == (31, "ACTUAL")
+    assert {"Coronary Disease", "Myocardial Ischemia", "Heart Diseases"} <= set(ancestors)
+    assert interventions[0] == {"intervention_type": "Biological",
+                                "name": "autologous bone marrow-derived progenitor cells"}
+
+
+def test_eligibility_and_dates_are_normalised(sample_warehouse, records_by_id):
+    raw = records_by_id["NCT00072579"]["protocolSection"]
+    with Mirror(sample_warehouse) as m:
+        row = m.rows("SELECT * FROM studies WHERE nct_id = 'NCT00072579'")[0]
+    assert row["start_date_raw"] == raw["statusModule"]["startDateStruct"]["date"] == "2003-05"
+    assert row["start_date_precision"] == "month"
+    assert row["study_first_post_date_raw"] == "2003-11-05"
+    assert row["study_first_post_date_precision"] == "day"
+    assert row["eligibility_criteria"] == raw["eligibilityModule"]["eligibilityCriteria"]
+
+
+def test_ages_in_days(sample_warehouse):
+    with Mirror(sample_warehouse) as m:
+        rows = m.rows("SELECT DISTINCT minimum_age, minimum_age_days FROM studies WHERE minimum_age IN "
+                      "('18 Years', '6 Months', '21 Years') ORDER BY ALL")
+    assert {r["minimum_age"]: r["minimum_age_days"] for r in rows} == {
+        "18 Years": 6574, "21 Years": 7670, "6 Months": 182}
+
+
+def test_reloading_the_same_file_adds_nothing(tmp_path, records):
+    wh = Warehouse(tmp_path / "w")
+    source = write_ndjson(tmp_path / "a.ndjson", records[:50])
+    first = load_paths(wh, [source])
+    again = load_paths(wh, [source])
+    assert first.counts.versions_added == 50
+    assert (again.counts.versions_added, again.counts.unchanged) == (0, 50)
+    with Mirror(wh.root) as m:
+        assert m.sql("SELECT count(*) AS n FROM study_versions")["n"][0] == 50
+
+
+def test_a_changed_record_adds_a_version_and_becomes_current(tmp_path, records_by_id):
+    wh = Warehouse(tmp_path / "w")
+    original = records_by_id["NCT00711542"]
+    load_paths(wh, [write_ndjson(tmp_path / "v1.ndjson", [original])])
+    changed = copy.deepcopy(original)
+    changed["protocolSection"]["statusModule"]["whyStopped"] = "Slow recruitment; sponsor withdrew funding"
+    changed["protocolSection"]["statusModule"]["lastUpdatePostDateStruct"]["date"] = "2030-01-02"
+    result = load_paths(wh, [write_ndjson(tmp_path / "v2.ndjson", [changed])])
+    assert (result.counts.versions_added, result.counts.studies_changed) == (1, 1)
+    with Mirror(wh.root) as m:
+        assert m.sql("SELECT count(*) AS n FROM study_versions WHERE nct_id = 'NCT00711542'")["n"][0] == 2
+        assert m.rows("SELECT why_stopped FROM studies")[0]["why_stopped"].endswith("withdrew funding")
+    # An older version arriving later does not displace the newer one.
+    load_paths(wh, [write_ndjson(tmp_path / "v1-again.ndjson", [original])])
+    with Mirror(wh.root) as m:
+        assert m.rows("SELECT why_stopped FROM studies")[0]["why_stopped"].endswith("withdrew funding")
+
+
+def test_same_record_from_every_shape_is_one_version(tmp_path, records_by_id):
+    """NDJSON line, pretty single-study file, page response, zip member, gzip and zstd: one content hash."""
+    record = records_by_id["NCT00711542"]
+    shapes = tmp_path / "shapes"
+    shapes.mkdir()
+    write_ndjson(shapes / "a.ndjson", [record])
+    (shapes / "b.json").write_text(json.dumps(record, indent=2, ensure_ascii=False))
+    (shapes / "c.json").write_text(json.dumps({"studies": [record], "totalCount": 1}))
+    with zipfile.ZipFile(shapes / "d.zip", "w") as z:
+        z.writestr("NCT00711542.json", json.dumps(record, indent=4))
+    (shapes / "e.ndjson.gz").write_bytes(gzip.compress((json.dumps(record) + "\n").encode()))
+    (shapes / "f.json.zst").write_bytes(zstandard.ZstdCompressor().compress(json.dumps(record).encode()))
+    result = load_paths(Warehouse(tmp_path / "w"), [shapes])
+    assert (result.counts.records, result.counts.versions_added, result.counts.quarantined) == (6, 1, 0)
+
+
+def test_recorded_pages_single_study_files_and_the_bulk_zip(tmp_path):
+    pages = sorted((DATA / "pages").glob("*.json"))
+    page_studies = {}
+    for page in pages:
+        response = json.loads(page.read_text())["response"]
+        for study in response.get("studies", [response]):
+            page_studies[nct(study)] = study
+    with zipfile.ZipFile(DATA / "bulk" / "ctg-studies-erectile-dysfunction.json.zip") as z:
+        bulk_ids = {name.removesuffix(".json") for name in z.namelist()}
+    wh = Warehouse(tmp_path / "w")
+    result = load_paths(wh, [DATA / "pages", DATA / "bulk" / "ctg-studies-erectile-dysfunction.json.zip"])
+    assert result.counts.quarantined == 0
+    with Mirror(wh.root) as m:
+        ids = set(m.sql("SELECT nct_id FROM studies")["nct_id"].to_list())
+        origins = m.sql("SELECT DISTINCT locator FROM study_versions WHERE locator LIKE 'member %'")
+    assert ids == set(page_studies) | bulk_ids
+    assert len(bulk_ids) == 635 and origins.height == 635
+
+
+def test_raw_layer_keeps_what_was_received(tmp_path, records):
+    wh = Warehouse(tmp_path / "w")
+    source = write_ndjson(tmp_path / "a.ndjson", records[:3])
+    load_paths(wh, [source])
+    manifest = [json.loads(line) for line in (wh.root / "raw" / "manifest.ndjson").read_text().splitlines()]
+    assert manifest[0]["origin"] == str(source.resolve()) and manifest[0]["source"] == "file"
+    blob = wh.root / "raw" / manifest[0]["blob"]
+    assert zstandard.ZstdDecompressor().stream_reader(open(blob, "rb")).read() == source.read_bytes()
+
+
+def test_folder_of_files_and_the_sample_together(tmp_path, records):
+    wh = Warehouse(tmp_path / "w")
+    folder = tmp_path / "in"
+    folder.mkdir()
+    write_ndjson(folder / "x.ndjson", records[:2])
+    result = load_paths(wh, [sample_path(), folder])
+    assert result.counts.records == len(records) + 2
+    assert result.counts.versions_added == len(records)
+
+
+def test_published_tables_are_plain_parquet(sample_warehouse):
+    import polars as pl
+
+    studies = pl.read_parquet(Path(sample_warehouse) / "tables" / "studies.parquet")
+    assert studies.height == 2279 and "nct_id" in studies.columns
