@@ -11,7 +11,7 @@ from pathlib import Path
 
 import duckdb
 
-from ctmirror.sqlfiles import read_sql, sql_files
+from ctmirror.sqlfiles import read_sql, sql_files, sql_root
 
 
 def sql_literal(text: str) -> str:
@@ -32,6 +32,14 @@ def build_catalog(path: Path, tables: dict[str, list[Path]]) -> None:
         for view, files in sorted(tables.items()):
             con.execute(f"CREATE VIEW {view} AS SELECT * FROM read_parquet({file_list_literal(files)}, "
                         "union_by_name = true)")
+        # The search index and trial cards are native tables: point lookups on them take milliseconds
+        # where the same lookups over Parquet would read whole columns.
+        index_params = {"synonyms": str(sql_root() / "data" / "synonyms.csv")}
+        for name in sql_files("index"):
+            statement = read_sql(name)
+            params = {k: v for k, v in index_params.items() if f"${k}" in statement}
+            con.execute(statement, params or None)
+        con.execute("DROP TABLE search_source")
         for folder in ("catalog", "views", "methods"):
             for name in sql_files(folder):
                 con.execute(read_sql(name))

@@ -124,12 +124,208 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
     typer.echo("by phase     " + ", ".join(f"{r['phase']} {r['studies']:,}" for r in report["by_phase"]))
 
 
+DateOption = Annotated[Optional[str], typer.Option("--date-before", "--as-of",
+                                                   help="Cutoff date YYYY-MM-DD: only trials first posted by then.")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as the contract's JSON.")]
+
+
+def open_mirror():
+    from ctmirror.mirror import Mirror
+
+    return Mirror(options.warehouse)
+
+
+def emit_json(value) -> None:
+    from pydantic import BaseModel
+
+    if isinstance(value, list):
+        typer.echo(json.dumps([v.model_dump(mode="json") for v in value], indent=2, ensure_ascii=False))
+    elif isinstance(value, BaseModel):
+        typer.echo(json.dumps(value.model_dump(mode="json"), indent=2, ensure_ascii=False))
+    else:
+        typer.echo(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+@app.command("search-trials")
+def search_trials_command(
+    drug: Annotated[str, typer.Argument(help="Drug name or synonym.")],
+    condition: Annotated[str, typer.Argument(help="Disease or condition.")],
+    date_before: DateOption = None,
+    phase_filter: Annotated[Optional[str], typer.Option("--phase", help="'PHASE3' or '(PHASE2 OR PHASE3)'.")] = None,
+    max_results: Annotated[int, typer.Option("--max-results", help="At most this many trials.")] = 200,
+    as_json: JsonOption = False,
+) -> None:
+    """Trials for a drug in a condition, most relevant first.
+
+    Example: ctmirror search-trials semaglutide NASH --date-before 2023-01-01
+    """
+    from ctmirror.render import table
+
+    with open_mirror() as m:
+        trials = m.search_trials(drug, condition, date_before, phase_filter, max_results)
+    if as_json:
+        return emit_json(trials)
+    typer.echo(table([t.model_dump() for t in trials],
+                     ["nct_id", "phase", "overall_status", "sponsor", "enrollment", "start_date", "title"]))
+
+
+@app.command()
+def whitespace(
+    drug: Annotated[str, typer.Argument(help="Drug name.")],
+    condition: Annotated[str, typer.Argument(help="Candidate indication.")],
+    date_before: DateOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Is this drug-condition pair untested? With other drugs tested for the condition when it is.
+
+    Example: ctmirror whitespace tadalafil NASH
+    """
+    from ctmirror.render import key_values, table
+
+    with open_mirror() as m:
+        result = m.detect_whitespace(drug, condition, date_before)
+    if as_json:
+        return emit_json(result)
+    typer.echo(key_values([("is_whitespace", result.is_whitespace), ("exact_match_count", result.exact_match_count),
+                           ("drug_only_trials", result.drug_only_trials),
+                           ("condition_only_trials", result.condition_only_trials)]))
+    if result.condition_drugs:
+        typer.echo("\nother drugs tested for the condition (Phase 2+):")
+        typer.echo(table([d.model_dump() for d in result.condition_drugs],
+                         ["drug_name", "phase", "status", "nct_id", "condition"]))
+
+
+@app.command()
+def landscape(
+    condition: Annotated[str, typer.Argument(help="Disease or condition.")],
+    date_before: DateOption = None,
+    top_n: Annotated[int, typer.Option("--top", help="Top N competitors.")] = 50,
+    as_json: JsonOption = False,
+) -> None:
+    """Who competes in a condition and how far along they are.
+
+    Example: ctmirror landscape NASH --top 10
+    """
+    from ctmirror.render import table
+
+    with open_mirror() as m:
+        result = m.get_landscape(condition, date_before, top_n)
+    if as_json:
+        return emit_json(result)
+    typer.echo(f"trials: {result.total_trial_count}   phases: "
+               + ", ".join(f"{k} {v}" for k, v in result.phase_distribution.items()))
+    typer.echo(table([c.model_dump() for c in result.competitors],
+                     ["sponsor", "drug_name", "drug_type", "max_phase", "trial_count", "total_enrollment",
+                      "most_recent_start", "statuses"], max_width=36))
+    if result.recent_starts:
+        typer.echo("\nrecent starts:")
+        typer.echo(table([r.model_dump() for r in result.recent_starts],
+                         ["nct_id", "start_date", "phase", "sponsor", "drug"]))
+
+
+@app.command()
+def terminated(
+    query: Annotated[str, typer.Argument(help="A drug, a drug class or a condition.")],
+    date_before: DateOption = None,
+    max_results: Annotated[int, typer.Option("--max-results", help="At most this many trials.")] = 100,
+    as_json: JsonOption = False,
+) -> None:
+    """Terminated, withdrawn and suspended trials, with why they stopped.
+
+    Example: ctmirror terminated "erectile dysfunction"
+    """
+    from ctmirror.render import table
+
+    with open_mirror() as m:
+        trials = m.get_terminated(query, date_before, max_results)
+    if as_json:
+        return emit_json(trials)
+    typer.echo(table([t.model_dump() for t in trials],
+                     ["nct_id", "status", "stop_category", "phase", "drug_name", "termination_date", "why_stopped"]))
+
+
+def _show_trial(nct_id: str, details: bool, as_json: bool) -> None:
+    from ctmirror.render import key_values
+
+    with open_mirror() as m:
+        trial = m.get_trial_details(nct_id) if details else m.get_trial(nct_id)
+    if trial is None:
+        typer.echo(f"{nct_id.strip().upper()}: not found", err=True)
+        raise typer.Exit(1)
+    if as_json:
+        return emit_json(trial)
+    data = trial.model_dump()
+    data["interventions"] = [f"{i['intervention_type']}: {i['intervention_name']}" for i in data["interventions"]]
+    data["primary_outcomes"] = [o["measure"] for o in data["primary_outcomes"]]
+    if details:
+        data["locations"] = [", ".join(filter(None, (x["facility"], x["city"], x["country"])))
+                             for x in data["locations"]]
+    typer.echo(key_values(list(data.items())))
+
+
+@app.command()
+def trial(nct_id: Annotated[str, typer.Argument(help="NCT identifier (an alias resolves).")],
+          as_json: JsonOption = False) -> None:
+    """One trial by NCT ID; exit code 1 when not found.
+
+    Example: ctmirror trial NCT00711542 --json
+    """
+    _show_trial(nct_id, False, as_json)
+
+
+@app.command()
+def details(nct_id: Annotated[str, typer.Argument(help="NCT identifier (an alias resolves).")],
+            as_json: JsonOption = False) -> None:
+    """One trial with eligibility, sites, keywords and MeSH terms; exit code 1 when not found.
+
+    Example: ctmirror details NCT00711542
+    """
+    _show_trial(nct_id, True, as_json)
+
+
+@app.command()
+def search(
+    query: Annotated[Optional[str], typer.Argument(help="Free text: every word must appear.")] = None,
+    condition: Annotated[Optional[str], typer.Option(help="Condition filter.")] = None,
+    intervention: Annotated[Optional[str], typer.Option(help="Drug or treatment filter.")] = None,
+    status: Annotated[Optional[str], typer.Option(help="Status, or several comma-separated.")] = None,
+    location: Annotated[Optional[str], typer.Option(help="'Boston, MA', 'Germany'.")] = None,
+    phase: Annotated[Optional[str], typer.Option(help="EARLY_PHASE1, PHASE1..PHASE4, NA.")] = None,
+    eligibility: Annotated[Optional[str], typer.Option("--eligibility", help="Words in the criteria.")] = None,
+    min_age: Annotated[Optional[str], typer.Option(help="Patient age the trial must admit (lower end).")] = None,
+    max_age: Annotated[Optional[str], typer.Option(help="Patient age the trial must admit (upper end).")] = None,
+    sex: Annotated[Optional[str], typer.Option(help="FEMALE or MALE.")] = None,
+    study_type: Annotated[Optional[str], typer.Option(help="INTERVENTIONAL, OBSERVATIONAL, EXPANDED_ACCESS.")] = None,
+    date_before: DateOption = None,
+    page_size: Annotated[int, typer.Option(help="1 to 200.")] = 50,
+    cursor: Annotated[Optional[str], typer.Option(help="pagination.cursor of the previous page.")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Paginated search with filters, as the search contract: items and a cursor for the next page.
+
+    Example: ctmirror search --condition diabetes --location "Boston, MA" --status RECRUITING
+    """
+    from ctmirror.render import table
+
+    with open_mirror() as m:
+        page = m.search(query, condition, intervention, status, location, phase, eligibility, min_age, max_age,
+                        sex, study_type, date_before, page_size, cursor)
+    if as_json:
+        return emit_json(page.contract_json())
+    typer.echo(table([i.model_dump() for i in page.items], ["id", "phase", "status", "sponsor", "title"]))
+    typer.echo(f"\n{page.pagination.total_count} found" +
+               (f"; next page: --cursor {page.pagination.cursor}" if page.pagination.cursor else ""))
+
+
 def main() -> None:
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)  # returns, rather than raises, a typer.Exit's code
+        sys.exit(code if isinstance(code, int) else 0)
     except CtmirrorError as exc:
         if options.debug:
             raise
+        if isinstance(exc, InvalidArgument) and "--json" in sys.argv:
+            typer.echo(json.dumps(exc.envelope(), indent=2), err=True)
         typer.echo(f"error: {exc}", err=True)
         if exc.hint:
             typer.echo(f"hint: {exc.hint}", err=True)

@@ -9,10 +9,11 @@ import duckdb
 import polars as pl
 
 from ctmirror.errors import WarehouseError
+from ctmirror.methods import Methods
 from ctmirror.warehouse import State, Warehouse
 
 
-class Mirror:
+class Mirror(Methods):
     """Opens one published state of a warehouse read-only; every query sees that state, whatever syncs do.
 
     >>> m = Mirror("warehouse")
@@ -22,6 +23,7 @@ class Mirror:
     def __init__(self, warehouse: str | Path | None = None, *, state: str | None = None) -> None:
         self.warehouse = Warehouse(warehouse)
         self.state: State = self.warehouse.state(state)
+        self._pinned: dict[str, Mirror] = {}
         try:
             self.con = duckdb.connect(str(self.state.catalog), read_only=True)
         except duckdb.Error as exc:
@@ -40,7 +42,16 @@ class Mirror:
         names = [d[0] for d in cursor.description]
         return [dict(zip(names, row)) for row in cursor.fetchall()]
 
+    def at_state(self, state_id: str) -> Mirror:
+        """The same warehouse as it was at another kept state (StateNotFound if no longer kept)."""
+        other = self._pinned.get(state_id)
+        if other is None:
+            other = self._pinned[state_id] = Mirror(self.warehouse.root, state=state_id)
+        return other
+
     def close(self) -> None:
+        for other in self._pinned.values():
+            other.close()
         self.con.close()
 
     def __enter__(self) -> Mirror:

@@ -1,0 +1,105 @@
+"""Validation of method arguments: every rule in one place, each failure an InvalidArgument that names the
+argument, what was given and what is allowed (the contract's INVALID_INPUT envelope)."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+
+from ctmirror.errors import InvalidArgument, InvalidNctId
+
+PHASES = ("EARLY_PHASE1", "PHASE1", "PHASE2", "PHASE3", "PHASE4", "NA")
+STATUSES = ("RECRUITING", "COMPLETED", "ACTIVE_NOT_RECRUITING", "NOT_YET_RECRUITING", "SUSPENDED", "TERMINATED",
+            "WITHDRAWN", "ENROLLING_BY_INVITATION", "UNKNOWN")
+SEXES = ("ALL", "FEMALE", "MALE")
+STUDY_TYPES = ("INTERVENTIONAL", "OBSERVATIONAL", "EXPANDED_ACCESS")
+_NCT_ID = re.compile(r"^NCT\d{8}$", re.IGNORECASE)
+_PHASE_FILTER = re.compile(r"^\s*\(?\s*[A-Z0-9_]+(\s+OR\s+[A-Z0-9_]+)*\s*\)?\s*$", re.IGNORECASE)
+_AGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(years?|months?|weeks?|days?)?\s*$", re.IGNORECASE)
+_DAYS_PER = {"year": 365.25, "month": 30.4375, "week": 7, "day": 1}
+
+
+def text(name: str, value: object, *, required: bool = True) -> str | None:
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidArgument(f"{name} must be a non-empty text, got {value!r}", invalid_input=value,
+                              recovery_hint=f"Give {name} as words to search for, e.g. 'semaglutide' or 'NASH'.")
+    return value
+
+
+def optional_text(name: str, value: object) -> str | None:
+    if value is None:
+        return None
+    return text(name, value)
+
+
+def cutoff(value: object) -> date | None:
+    if value is None or isinstance(value, date) and not isinstance(value, datetime):
+        return value  # type: ignore[return-value]
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, str):
+        try:
+            return date.fromisoformat(value.strip())
+        except ValueError:
+            pass
+    raise InvalidArgument(f"date_before must be a date (YYYY-MM-DD), got {value!r}", invalid_input=value,
+                          recovery_hint="Give the cutoff as an ISO date such as 2019-06-01.")
+
+
+def bounded(name: str, value: object, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidArgument(f"{name} must be a whole number from {low} to {high}, got {value!r}",
+                              invalid_input=value, recovery_hint=f"Use a {name} between {low} and {high}.")
+    return value
+
+
+def phase_filter(value: object) -> str | None:
+    """'PHASE3' or '(PHASE2 OR PHASE3)', as the contract writes it."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _PHASE_FILTER.match(value):
+        raise InvalidArgument(f"phase_filter must look like 'PHASE3' or '(PHASE2 OR PHASE3)', got {value!r}",
+                              invalid_input=value, recovery_hint=f"Use phases among {', '.join(PHASES)}.")
+    for phase in re.findall(r"[A-Z0-9_]+", value.upper()):
+        if phase != "OR":
+            one_of("phase_filter", phase, PHASES)
+    return value.upper()
+
+
+def one_of(name: str, value: object, allowed: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value.strip().upper() not in allowed:
+        raise InvalidArgument(f"Invalid {name} value. Must be one of: {', '.join(allowed)}", invalid_input=value,
+                              recovery_hint=f"Check the {name} parameter and use a valid value from the allowed list.")
+    return value.strip().upper()
+
+
+def statuses(value: object) -> list[str] | None:
+    """One status, a comma-separated list, or a list: any of them matches."""
+    if value is None:
+        return None
+    items = value.split(",") if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)) or not items:
+        raise InvalidArgument(f"status must be a status or a list of them, got {value!r}", invalid_input=value)
+    return [one_of("status", item, STATUSES) for item in items]
+
+
+def nct_id(value: object) -> str:
+    if not isinstance(value, str) or not _NCT_ID.match(value.strip()):
+        raise InvalidNctId(f"{value!r} is not an NCT ID: expected NCT followed by 8 digits, e.g. NCT00711542",
+                           invalid_input=value, recovery_hint="Check the identifier; it looks like NCT01234567.")
+    return value.strip().upper()
+
+
+def age_days(name: str, value: object) -> int | None:
+    """A patient age: a number of years, or '18 Years', '6 Months', ... → whole days, as the warehouse counts."""
+    if value is None:
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+        return int(value * _DAYS_PER["year"])
+    if isinstance(value, str) and (match := _AGE.match(value)):
+        unit = (match.group(2) or "years").lower().rstrip("s")
+        return int(float(match.group(1)) * _DAYS_PER[unit])
+    raise InvalidArgument(f"{name} must be an age such as 45 or '6 Months', got {value!r}", invalid_input=value,
+                          recovery_hint="Give the patient's age in years, or as '<n> Years|Months|Weeks|Days'.")

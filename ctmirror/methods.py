@@ -1,0 +1,133 @@
+"""The contract methods on a Mirror: validate arguments, run the macro through its call file in `sql/calls/`
+with bound parameters, and return the contract's pydantic models."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from ctmirror import arguments as arg
+from ctmirror.errors import InvalidArgument
+from ctmirror.models import (ConditionLandscape, Pagination, PaginationEnvelope, TerminatedTrial, Trial,
+                             TrialDetails, TrialSearchCandidate, WhitespaceResult)
+from ctmirror.sqlfiles import read_sql
+
+if TYPE_CHECKING:
+    from ctmirror.mirror import Mirror
+
+MAX_RESULTS = 10_000
+CURSOR_VERSION = 1
+
+
+class Methods:
+    """Mixed into Mirror; `self.rows(sql, params)` runs on the mirror's read-only connection."""
+
+    def search_trials(self: Mirror, drug: str, condition: str, date_before: date | str | None = None,
+                      phase_filter: str | None = None, max_results: int = 200) -> list[Trial]:
+        rows = self.rows(read_sql("calls/search_trials.sql"), {
+            "drug": arg.text("drug", drug), "condition": arg.text("condition", condition),
+            "date_before": arg.cutoff(date_before), "phase_filter": arg.phase_filter(phase_filter),
+            "max_results": arg.bounded("max_results", max_results, 1, MAX_RESULTS)})
+        return [Trial.model_validate(row) for row in rows]
+
+    def detect_whitespace(self: Mirror, drug: str, condition: str,
+                          date_before: date | str | None = None) -> WhitespaceResult:
+        [row] = self.rows(read_sql("calls/detect_whitespace.sql"), {
+            "drug": arg.text("drug", drug), "condition": arg.text("condition", condition),
+            "date_before": arg.cutoff(date_before)})
+        return WhitespaceResult.model_validate(row)
+
+    def get_landscape(self: Mirror, condition: str, date_before: date | str | None = None,
+                      top_n: int = 50) -> ConditionLandscape:
+        [row] = self.rows(read_sql("calls/get_landscape.sql"), {
+            "condition": arg.text("condition", condition), "date_before": arg.cutoff(date_before),
+            "top_n": arg.bounded("top_n", top_n, 1, 1000)})
+        return ConditionLandscape.model_validate(row)
+
+    def get_terminated(self: Mirror, query: str, date_before: date | str | None = None,
+                       max_results: int = 100) -> list[TerminatedTrial]:
+        rows = self.rows(read_sql("calls/get_terminated.sql"), {
+            "query": arg.text("query", query), "date_before": arg.cutoff(date_before),
+            "max_results": arg.bounded("max_results", max_results, 1, MAX_RESULTS)})
+        return [TerminatedTrial.model_validate(row) for row in rows]
+
+    def get_trial(self: Mirror, nct_id: str) -> Trial | None:
+        rows = self.rows(read_sql("calls/get_trial.sql"), {"nct_id": arg.nct_id(nct_id)})
+        return Trial.model_validate(rows[0]) if rows else None
+
+    def get_trial_details(self: Mirror, nct_id: str) -> TrialDetails | None:
+        rows = self.rows(read_sql("calls/get_trial_details.sql"), {"nct_id": arg.nct_id(nct_id)})
+        return TrialDetails.model_validate(rows[0]) if rows else None
+
+    def search(self: Mirror, query: str | None = None, condition: str | None = None,
+               intervention: str | None = None, status: str | list[str] | None = None,
+               location: str | None = None, phase: str | None = None, eligibility_keywords: str | None = None,
+               min_age: int | str | None = None, max_age: int | str | None = None, sex: str | None = None,
+               study_type: str | None = None, date_before: date | str | None = None, page_size: int = 50,
+               cursor: str | None = None) -> PaginationEnvelope:
+        """The paginated search of contracts 001/002. All filters are ANDed. A cursor is pinned to the
+        warehouse state its first page came from, so paging sees every match exactly once even if a sync
+        publishes in between (STATE_EXPIRED if that state is no longer kept: start again)."""
+        params: dict[str, Any] = {
+            "query": arg.optional_text("query", query),
+            "condition": arg.optional_text("condition", condition),
+            "intervention": arg.optional_text("intervention", intervention),
+            "status": arg.statuses(status),
+            "location": arg.optional_text("location", location),
+            "phase": None if phase is None else [arg.one_of("phase", phase, arg.PHASES)],
+            "eligibility_keywords": arg.optional_text("eligibility_keywords", eligibility_keywords),
+            "min_age_days": arg.age_days("min_age", min_age),
+            "max_age_days": arg.age_days("max_age", max_age),
+            "sex": None if sex is None else arg.one_of("sex", sex, arg.SEXES),
+            "study_type": None if study_type is None else arg.one_of("study_type", study_type, arg.STUDY_TYPES),
+            "date_before": arg.cutoff(date_before),
+        }
+        if params["sex"] == "ALL":
+            params["sex"] = None
+        if all(value is None for value in params.values()):
+            raise InvalidArgument("give a query or at least one filter", invalid_input=None,
+                                  recovery_hint="Add query, condition, intervention, status, location or phase.")
+        size = arg.bounded("page_size", page_size, 1, 200)
+        fingerprint = _fingerprint(params)
+        mirror, offset = self, 0
+        if cursor is not None:
+            state_id, offset = _read_cursor(cursor, fingerprint)
+            if state_id != self.state_id:
+                mirror = self.at_state(state_id)
+        rows = mirror.rows(read_sql("calls/search_page.sql"), {**params, "limit": size, "offset": offset})
+        total = mirror.rows(read_sql("calls/search_count.sql"), params)[0]["total"]
+        next_offset = offset + len(rows)
+        next_cursor = _write_cursor(mirror.state_id, next_offset, fingerprint) if next_offset < total else None
+        return PaginationEnvelope(items=[TrialSearchCandidate.model_validate(r) for r in rows],
+                                  pagination=Pagination(cursor=next_cursor, total_count=total, page_size=size))
+
+
+def _fingerprint(params: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(params, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def _write_cursor(state_id: str, offset: int, fingerprint: str) -> str:
+    payload = json.dumps({"v": CURSOR_VERSION, "s": state_id, "o": offset, "f": fingerprint}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(payload.encode()).decode().rstrip("=")
+
+
+def _read_cursor(cursor: str, fingerprint: str) -> tuple[str, int]:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        payload = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        state_id, offset, owner = str(payload["s"]), int(payload["o"]), payload["f"]
+        if payload["v"] != CURSOR_VERSION or offset < 0:
+            raise ValueError
+    except (ValueError, KeyError, TypeError, json.JSONDecodeError):
+        raise InvalidArgument("cursor is not one this search returned", invalid_input=cursor,
+                              recovery_hint="Pass the pagination.cursor of the previous page unchanged.") from None
+    if owner != fingerprint:
+        raise InvalidArgument("cursor belongs to a search with other parameters", invalid_input=cursor,
+                              recovery_hint="Repeat the same parameters with the cursor, or omit it to start over.")
+    return state_id, offset
+
+
+

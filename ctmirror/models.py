@@ -1,0 +1,186 @@
+"""The contract's pydantic models (field names as the source design gives them), plus the few additions
+ctmirror makes (marked). Sets are serialised sorted, so JSON output is the same in every process."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field, field_serializer
+
+
+class Intervention(BaseModel):
+    intervention_type: str  # "Drug", "Biological", "Device", ... (the registry's display names)
+    intervention_name: str
+    description: str | None = None
+
+
+class PrimaryOutcome(BaseModel):
+    measure: str
+    time_frame: str | None = None
+
+
+class Trial(BaseModel):
+    nct_id: str
+    title: str
+    brief_summary: str | None = None
+    phase: str
+    overall_status: str
+    why_stopped: str | None = None
+    conditions: list[str] = []
+    interventions: list[Intervention] = []
+    sponsor: str = ""
+    collaborators: list[str] = []
+    enrollment: int | None = None
+    start_date: str | None = None
+    completion_date: str | None = None
+    study_type: str = "Interventional"
+    primary_outcomes: list[PrimaryOutcome] = []
+    results_posted: bool = False
+    references: list[str] = []  # PMIDs
+    # ctmirror additions
+    phases: list[str] = []  # the raw enum list behind `phase`
+    relevance: float | None = None  # the match score the order comes from (search_trials only)
+
+
+class Location(BaseModel):
+    facility: str | None = None
+    status: str | None = None
+    city: str | None = None
+    state: str | None = None
+    zip: str | None = None
+    country: str | None = None
+    lat: float | None = None
+    lon: float | None = None
+
+
+class TrialDetails(Trial):
+    """get_trial_details: the Trial plus eligibility, sites, keywords and MeSH terms."""
+
+    eligibility_criteria: str | None = None
+    minimum_age: str | None = None
+    maximum_age: str | None = None
+    sex: str | None = None
+    healthy_volunteers: bool | None = None
+    std_ages: list[str] = []
+    locations: list[Location] = []
+    keywords: list[str] = []
+    condition_mesh_terms: list[str] = []
+    condition_ancestor_terms: list[str] = []
+    intervention_mesh_terms: list[str] = []
+
+
+class ConditionDrug(BaseModel):
+    """A drug being tested for the same condition (when whitespace exists)."""
+
+    nct_id: str
+    drug_name: str
+    condition: str
+    phase: str
+    status: str
+
+
+class WhitespaceResult(BaseModel):
+    is_whitespace: bool
+    exact_match_count: int
+    drug_only_trials: int
+    condition_only_trials: int
+    condition_drugs: list[ConditionDrug] = []
+
+
+class CompetitorEntry(BaseModel):
+    sponsor: str
+    drug_name: str
+    drug_type: str | None = None
+    max_phase: str
+    trial_count: int
+    statuses: set[str]
+    total_enrollment: int = 0
+    most_recent_start: str | None = None
+
+    @field_serializer("statuses")
+    def _sorted_statuses(self, statuses: set[str]) -> list[str]:
+        return sorted(statuses)
+
+
+class RecentStart(BaseModel):
+    nct_id: str
+    sponsor: str
+    drug: str | None = None
+    phase: str
+    start_date: str | None = None  # ctmirror addition
+
+
+class ConditionLandscape(BaseModel):
+    total_trial_count: int
+    competitors: list[CompetitorEntry] = []
+    phase_distribution: dict[str, int] = {}
+    recent_starts: list[RecentStart] = []
+
+
+class TerminatedTrial(BaseModel):
+    nct_id: str
+    title: str
+    drug_name: str | None = None
+    condition: str | None = None
+    phase: str | None = None
+    why_stopped: str | None = None
+    stop_category: str = "unknown"  # safety, efficacy, business, enrollment, other, unknown
+    enrollment: int | None = None
+    sponsor: str | None = None
+    start_date: str | None = None
+    termination_date: str | None = None
+    references: list[str] = []
+    # ctmirror additions
+    status: str | None = None
+    relevance: float | None = None
+
+
+class TrialSearchCandidate(BaseModel):
+    """An item of the paginated search (contract 001), with the candidate fields of 002/003."""
+
+    id: str  # "NCT:01234567"
+    nct_id: str
+    title: str
+    brief_title: str | None = None
+    brief_summary: str | None = None
+    phase: str | None = None  # omitted from JSON when the trial has none
+    phases: list[str] = []
+    status: str | None = None
+    conditions: list[str] = []
+    interventions: list[str] = []
+    sponsor: str | None = None
+    enrollment: int | None = None
+    start_date: str | None = None
+    primary_completion_date: str | None = None
+    relevance: float | None = None
+
+
+class Pagination(BaseModel):
+    cursor: str | None = None
+    total_count: int | None = None
+    page_size: int
+
+
+class PaginationEnvelope(BaseModel):
+    items: list[TrialSearchCandidate] = []
+    pagination: Pagination
+
+    def contract_json(self) -> dict[str, Any]:
+        """As contract 001 shows it: a candidate without a phase has no `phase` key."""
+        data = self.model_dump(mode="json")
+        for item in data["items"]:
+            if not item.get("phase"):
+                item.pop("phase", None)
+        return data
+
+
+class ErrorBody(BaseModel):
+    code: str
+    message: str
+    recovery_hint: str | None = None
+    invalid_input: str | None = None
+
+
+class ErrorEnvelope(BaseModel):
+    success: bool = False
+    error: ErrorBody = Field(...)

@@ -1,0 +1,2 @@
+-- How the Python API calls get_trial (parameters bound).
+SELECT * FROM get_trial($nct_id)

@@ -1,0 +1,38 @@
+-- stop_category(why_stopped): the contract's keyword table, checked in its order (efficacy, safety, enrollment,
+-- business), first match wins, case-insensitive, whole words; 'unknown' without text, 'other' when nothing
+-- matches. A keyword right after a negation ("not", "no", "non-", "without", "unrelated to", "not related to",
+-- "not due to") does not count, so "Business decision, not related to safety." is business. Phrases that carry
+-- their own negation and name a reason ("no benefit", "no funding", "not funded", "not enough patients") are
+-- checked on the text as written. Additions to the contract's table are marked + below.
+CREATE OR REPLACE MACRO stop_keywords() AS [
+    {'category': 'efficacy',
+     'keywords': 'efficacy|futility|lack of efficacy|futile|ineffective|inefficacy|lack of effect|efficacious',  -- + futile ... efficacious
+     'phrases': 'no benefit|no efficacy|not effective|not efficacious|did not meet (its |the )?primary (end ?point|objective)|no (clinical )?effect'},  -- + all but no benefit
+    {'category': 'safety',
+     'keywords': 'safety|adverse|toxicity|side effects?|toxicities|toxic',  -- + toxicities, toxic
+     'phrases': 'not (well )?tolerated|not safe'},  -- +
+    {'category': 'enrollment',
+     'keywords': 'enrollment|accrual|recruitment|enrolment|enroll\w*|enrol\w*|accru\w*|recruit\w*',  -- + enrolment and word forms
+     'phrases': 'not enough (patients|participants|subjects|volunteers)|no (patients|participants|subjects) (were )?(enrolled|recruited)|(insufficient|lack of) (number of )?(patients|participants|subjects|volunteers)'},  -- +
+    {'category': 'business',
+     'keywords': 'business|strategic|funding|commercial|sponsor decision|financial|funds?|strategy|portfolio|company decision|bankrupt\w*|company dissolved|priorit\w*',  -- + sponsor decision ... priorit*
+     'phrases': 'no funding|not funded|unfunded|without funding|no longer funded'}  -- +
+];
+
+-- The text with every negated keyword ("not related to safety") blanked out.
+CREATE OR REPLACE MACRO stop_text_without_negations(why) AS
+    regexp_replace(
+        lower(why),
+        '\b(not|no|non|without|unrelated to|not related to|not due to|not because of|nothing to do with)[\s-]+(any |the |a |an )?(' ||
+            array_to_string(list_transform(stop_keywords(), k -> k.keywords), '|') || ')',
+        ' ', 'g');
+
+CREATE OR REPLACE MACRO stop_category(why) AS
+    CASE
+        WHEN why IS NULL OR trim(why) = '' THEN 'unknown'
+        ELSE coalesce(
+            list_filter(stop_keywords(), k ->
+                regexp_matches(lower(why), '\b(' || k.phrases || ')\b')
+                OR regexp_matches(stop_text_without_negations(why), '\b(' || k.keywords || ')\b'))[1].category,
+            'other')
+    END;

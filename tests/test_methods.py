@@ -1,0 +1,300 @@
+"""The contract methods on the real sample: answers checked against the raw JSON, and bad input."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from datetime import date
+
+import pytest
+
+from conftest import nct
+from ctmirror import InvalidArgument, Mirror
+from ctmirror.errors import InvalidNctId
+
+
+@pytest.fixture(scope="module")
+def m(sample_warehouse):
+    with Mirror(sample_warehouse) as mirror:
+        yield mirror
+
+
+def words(text: str | None) -> str:
+    return " " + " ".join(re.sub(r"[^0-9a-z]+", " ", (text or "").lower()).split()) + " "
+
+
+def intervention_texts(record: dict) -> list[str]:
+    arms = record["protocolSection"].get("armsInterventionsModule", {})
+    texts = []
+    for i in arms.get("interventions", []):
+        texts += [i.get("name")] + i.get("otherNames", [])
+    for a in arms.get("armGroups", []):
+        texts += [a.get("label"), a.get("description")]
+    derived = record.get("derivedSection", {}).get("interventionBrowseModule", {})
+    texts += [x["term"] for x in derived.get("meshes", []) + derived.get("ancestors", [])]
+    return texts
+
+
+def condition_texts(record: dict) -> list[str]:
+    ps = record["protocolSection"]
+    ident = ps["identificationModule"]
+    derived = record.get("derivedSection", {}).get("conditionBrowseModule", {})
+    return (ps.get("conditionsModule", {}).get("conditions", []) + [ident.get("briefTitle"), ident.get("officialTitle")]
+            + ps.get("conditionsModule", {}).get("keywords", [])
+            + [x["term"] for x in derived.get("meshes", []) + derived.get("ancestors", [])])
+
+
+def mentions(texts: list[str], phrase: str) -> bool:
+    return any(words(phrase) in words(t) for t in texts)
+
+
+def test_search_trials_finds_what_reading_the_records_finds(m, records):
+    by_hand = {nct(r) for r in records
+               if mentions(intervention_texts(r), "tadalafil")
+               and (mentions(condition_texts(r), "erectile dysfunction") or mentions(condition_texts(r), "impotence"))}
+    found = m.search_trials("tadalafil", "erectile dysfunction", max_results=1000)
+    assert len(by_hand) >= 40
+    assert by_hand <= {t.nct_id for t in found}
+    relevance = [t.relevance for t in found]
+    assert relevance == sorted(relevance, reverse=True)
+    for a, b in zip(found, found[1:]):
+        assert a.relevance > b.relevance or a.nct_id < b.nct_id  # ties broken by nct_id
+
+
+def test_a_trial_has_every_contract_field_from_its_record(m, records_by_id):
+    [trial] = [t for t in m.search_trials("tadalafil", "prostate cancer") if t.nct_id == "NCT00215631"]
+    raw = records_by_id["NCT00215631"]["protocolSection"]
+    assert trial.title == raw["identificationModule"]["briefTitle"]
+    assert trial.phase == "Phase 3" and trial.phases == ["PHASE3"]
+    assert trial.overall_status == "TERMINATED" and trial.why_stopped == "slow recruitment"
+    assert trial.conditions == ["Prostate Cancer", "Erectile Dysfunction"]
+    assert [(i.intervention_type, i.intervention_name) for i in trial.interventions] == [("Drug", "tadalafil")]
+    assert trial.sponsor == raw["sponsorCollaboratorsModule"]["leadSponsor"]["name"]
+    assert trial.study_type == "INTERVENTIONAL"
+    assert [o.measure for o in trial.primary_outcomes] == [o["measure"] for o in raw["outcomesModule"]["primaryOutcomes"]]
+
+
+def test_references_are_pmids(m, records_by_id):
+    with_refs = [(k, r) for k, r in records_by_id.items()
+                 if any(x.get("pmid") for x in r["protocolSection"].get("referencesModule", {}).get("references", []))]
+    nct_id, record = with_refs[0]
+    expected = [x["pmid"] for x in record["protocolSection"]["referencesModule"]["references"] if x.get("pmid")]
+    assert m.get_trial(nct_id).references == expected
+
+
+def test_get_terminated_by_drug_and_by_condition_with_the_stop_category(m):
+    by_drug = {t.nct_id: t for t in m.get_terminated("tadalafil")}
+    by_condition = {t.nct_id: t for t in m.get_terminated("prostate cancer")}
+    for found in (by_drug, by_condition):
+        trial = found["NCT00215631"]
+        assert (trial.stop_category, trial.why_stopped, trial.drug_name) == ("enrollment", "slow recruitment", "tadalafil")
+    futile = {t.nct_id: t for t in m.get_terminated("suicidal ideation")}["NCT05144685"]
+    assert futile.stop_category == "efficacy" and futile.termination_date == "2024-06-14"
+    assert all(t.status in ("TERMINATED", "WITHDRAWN", "SUSPENDED") for t in m.get_terminated("erectile dysfunction"))
+
+
+@pytest.mark.parametrize("why, category", [
+    ("Business decision, not related to safety.", "business"),
+    ("Strategic business decision (unrelated to safety)", "business"),
+    ("Lack of efficacy", "efficacy"),
+    ("Safety concerns", "safety"),
+    ("Slow recruitment", "enrollment"),
+    ("Funding ended", "business"),
+    ("The project was not funded.", "business"),
+    ("Due to COVID-19 Pandemic", "other"),
+    (None, "unknown"),
+])
+def test_stop_categories(m, why, category):
+    assert m.rows("SELECT stop_category($w) AS c", {"w": why})[0]["c"] == category
+
+
+def test_whitespace_with_sensible_condition_drugs(m):
+    result = m.detect_whitespace("tadalafil", "NASH")
+    assert result.is_whitespace and result.exact_match_count == 0
+    assert result.drug_only_trials == m.rows("SELECT count(*) AS n FROM field_matches('intervention', 'tadalafil')")[0]["n"] > 40
+    assert result.condition_only_trials == 13
+    drugs = result.condition_drugs
+    assert drugs[0].drug_name == "Saroglitazar" and drugs[0].phase == "Phase 4" and drugs[0].status == "RECRUITING"
+    assert len({d.drug_name.lower() for d in drugs}) == len(drugs)
+    assert not any(re.search(r"placebo|sham|vehicle", d.drug_name, re.I) for d in drugs)
+    assert all(d.phase not in ("Phase 1", "Early Phase 1", "Not Applicable", "") for d in drugs)
+    ranks = [("Phase 4", "Phase 3", "Phase 2/Phase 3", "Phase 2", "Phase 1/Phase 2").index(d.phase) for d in drugs]
+    assert ranks == sorted(ranks)
+    assert [d.drug_name for d in drugs if d.phase == "Phase 2"] == ["AZD2693", "CS0159 (Linafexor)"]  # recruiting first
+
+
+def test_not_whitespace_has_no_condition_drugs(m):
+    result = m.detect_whitespace("tadalafil", "erectile dysfunction")
+    assert not result.is_whitespace and result.exact_match_count >= 40 and result.condition_drugs == []
+
+
+def test_landscape_groups_and_ranks_as_the_rules_say(m, records_by_id):
+    result = m.get_landscape("NASH")
+    trial_ids = [r["nct_id"] for r in m.rows(
+        "SELECT nct_id FROM field_matches('condition', 'NASH') JOIN trial_card USING (nct_id) "
+        "WHERE list_has_any(phases, ['EARLY_PHASE1','PHASE1','PHASE2','PHASE3','PHASE4'])")]
+    assert result.total_trial_count == len(trial_ids) == sum(result.phase_distribution.values())
+    groups: dict = {}
+    for nct_id in trial_ids:
+        ps = records_by_id[nct_id]["protocolSection"]
+        sponsor = ps["sponsorCollaboratorsModule"]["leadSponsor"]["name"]
+        for i in ps["armsInterventionsModule"]["interventions"]:
+            if i["type"] in ("DRUG", "BIOLOGICAL") and "placebo" not in i["name"].lower():
+                g = groups.setdefault((sponsor, i["name"].lower()), {"trials": set(), "enrollment": 0})
+                if nct_id not in g["trials"]:
+                    g["trials"].add(nct_id)
+                    g["enrollment"] += ps["designModule"].get("enrollmentInfo", {}).get("count", 0)
+    assert {(c.sponsor, c.drug_name.lower()) for c in result.competitors} == set(groups)
+    for c in result.competitors:
+        g = groups[(c.sponsor, c.drug_name.lower())]
+        assert (c.trial_count, c.total_enrollment) == (len(g["trials"]), g["enrollment"])
+    order = [(-["Early Phase 1", "Phase 1", "Phase 2", "Phase 3", "Phase 4"].index(c.max_phase), -c.total_enrollment)
+             for c in result.competitors]
+    assert order == sorted(order)
+
+
+def test_recent_starts_follow_the_reference_date(m):
+    cutoff = date(2024, 6, 1)
+    recent = m.get_landscape("erectile dysfunction", date_before=cutoff).recent_starts
+    assert recent and all("2022-01-01" <= r.start_date[:10].ljust(10, "0") for r in recent)
+    starts = [r.start_date for r in recent]
+    assert all(s[:7] <= "2024-06" for s in starts)
+
+
+def test_synonyms_the_file_and_the_data_teach(m):
+    nash = {t.nct_id for t in m.search_trials("AZD2693", "NASH")}
+    assert nash == {t.nct_id for t in m.search_trials("AZD2693", "non-alcoholic steatohepatitis")} == {"NCT05809934"}
+    assert m.get_landscape("NASH").total_trial_count == m.get_landscape("nonalcoholic steatohepatitis").total_trial_count
+    # NCT05872269 lists only "NAFLD": it is found for NASH through the MeSH term studies listing NASH carry.
+    assert "NCT05872269" in {r["nct_id"] for r in m.rows("SELECT nct_id FROM field_matches('condition', 'NASH')")}
+
+
+def test_whole_words_only(m):
+    assert m.rows("SELECT contains(search_norm('Glasgow Coma Scale'), search_norm('ASA')) AS hit")[0]["hit"] is False
+    assert m.rows("SELECT contains(search_norm('Non-Alcoholic Steatohepatitis'), search_norm('non alcoholic')) AS hit")[0]["hit"]
+    assert all("nas " not in words(c) for t in m.search_trials("tadalafil", "NAS") for c in t.conditions)
+
+
+def test_date_before_is_first_posted_on_or_before(m, records_by_id):
+    cutoff = date(2010, 1, 1)
+    trials = m.search_trials("tadalafil", "erectile dysfunction", date_before=cutoff, max_results=1000)
+    assert trials
+    for t in trials:
+        posted = records_by_id[t.nct_id]["protocolSection"]["statusModule"]["studyFirstPostDateStruct"]["date"]
+        assert posted <= "2010-01-01"
+    later = {t.nct_id for t in m.search_trials("tadalafil", "erectile dysfunction", max_results=1000)}
+    assert {t.nct_id for t in trials} < later
+
+
+def test_phase_filter(m):
+    trials = m.search_trials("tadalafil", "erectile dysfunction", phase_filter="(PHASE2 OR PHASE3)", max_results=1000)
+    assert trials and all(set(t.phases) & {"PHASE2", "PHASE3"} for t in trials)
+    assert all("PHASE3" in t.phases for t in m.search_trials("tadalafil", "erectile dysfunction", phase_filter="PHASE3"))
+
+
+def test_get_trial_aliases_and_bad_ids(m):
+    assert m.get_trial("NCT00075127").nct_id == "NCT00057759"  # an alias resolves to its study
+    assert m.get_trial("nct00711542").nct_id == "NCT00711542"
+    assert m.get_trial("NCT99999999") is None
+    for bad in ("NCT123", "12345678", "NCT0000000X", "", None):
+        with pytest.raises(InvalidNctId):
+            m.get_trial(bad)
+
+
+def test_details_add_eligibility_sites_and_mesh(m, records_by_id):
+    details = m.get_trial_details("NCT00711542")
+    raw = records_by_id["NCT00711542"]["protocolSection"]
+    assert details.eligibility_criteria == raw["eligibilityModule"]["eligibilityCriteria"]
+    assert details.sex == raw["eligibilityModule"]["sex"]
+    assert [x.city for x in details.locations] == [x["city"] for x in raw["contactsLocationsModule"]["locations"]]
+    assert "Coronary Disease" in details.condition_ancestor_terms
+
+
+@pytest.mark.parametrize("text", ["'; DROP TABLE studies; --", "100% _x_", '"quoted" O\'Brien', "SELECT * FROM studies",
+                                  "x" * 10_000, "糖尿病", "диабет", "🙂💊", "a AND b OR c", "\\", "%"])
+def test_any_text_is_searched_as_text(m, text):
+    m.search_trials(text, text)
+    m.detect_whitespace(text, "NASH")
+    m.get_landscape(text)
+    m.get_terminated(text)
+    m.search(query=text, condition=text)
+    assert m.sql("SELECT count(*) AS n FROM studies")["n"][0] == 2279
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.search_trials("", "NASH"), lambda m: m.search_trials("x", "   "),
+    lambda m: m.get_terminated(" "), lambda m: m.get_landscape("NASH", top_n=0),
+    lambda m: m.search_trials("x", "y", max_results=0), lambda m: m.search_trials("x", "y", phase_filter="PHASE5"),
+    lambda m: m.search_trials("x", "y", date_before="June 2019"), lambda m: m.search(status="DONE"),
+    lambda m: m.search(phase="Phase 5"), lambda m: m.search(condition="x", page_size=201), lambda m: m.search(),
+])
+def test_bad_arguments_are_invalid_input(m, call):
+    with pytest.raises(InvalidArgument) as caught:
+        call(m)
+    envelope = caught.value.envelope()
+    assert envelope["error"]["code"] == "INVALID_INPUT" and envelope["error"]["recovery_hint"]
+
+
+def test_invalid_phase_names_the_allowed_values(m):
+    with pytest.raises(InvalidArgument, match="Must be one of: EARLY_PHASE1, PHASE1, PHASE2, PHASE3, PHASE4, NA"):
+        m.search(condition="diabetes", phase="Phase 5")
+
+
+def test_sql_python_and_cli_give_the_same_answers(m, sample_warehouse):
+    def cli(*args):
+        done = subprocess.run([sys.executable, "-m", "ctmirror.cli", "-w", str(sample_warehouse), *args, "--json"],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    python = [t.model_dump(mode="json") for t in m.search_trials("tadalafil", "erectile dysfunction")]
+    sql = m.rows("SELECT nct_id, relevance FROM search_trials('tadalafil', 'erectile dysfunction', NULL, NULL, 200)")
+    assert [t["nct_id"] for t in python] == [r["nct_id"] for r in sql] == \
+        [t["nct_id"] for t in cli("search-trials", "tadalafil", "erectile dysfunction")]
+    assert cli("whitespace", "tadalafil", "NASH") == m.detect_whitespace("tadalafil", "NASH").model_dump(mode="json")
+    assert cli("landscape", "NASH") == m.get_landscape("NASH").model_dump(mode="json")
+    assert cli("terminated", "tadalafil") == [t.model_dump(mode="json") for t in m.get_terminated("tadalafil")]
+    assert cli("trial", "NCT00711542") == m.get_trial("NCT00711542").model_dump(mode="json")
+    assert cli("details", "NCT00711542") == m.get_trial_details("NCT00711542").model_dump(mode="json")
+    assert cli("search", "--condition", "diabetes", "--page-size", "5") == \
+        m.search(condition="diabetes", page_size=5).contract_json()
+
+
+def test_search_filters(m, records_by_id):
+    page = m.search(condition="diabetes", status="RECRUITING", sex="FEMALE", min_age=30, max_age=60, page_size=200)
+    assert page.pagination.total_count == len(page.items) > 0
+    for item in page.items:
+        e = records_by_id[item.nct_id]["protocolSection"]["eligibilityModule"]
+        assert item.status == "RECRUITING" and e.get("sex", "ALL") in ("ALL", "FEMALE")
+        if "minimumAge" in e and e["minimumAge"].endswith("Years"):
+            assert float(e["minimumAge"].split()[0]) <= 30
+        if "maximumAge" in e and e["maximumAge"].endswith("Years"):
+            assert float(e["maximumAge"].split()[0]) >= 60
+    boston = m.search(condition="diabetes", location="Boston, MA", page_size=200)
+    for item in boston.items:
+        sites = records_by_id[item.nct_id]["protocolSection"]["contactsLocationsModule"]["locations"]
+        assert any(s.get("city") == "Boston" and s.get("state") == "Massachusetts" for s in sites)
+
+
+def test_paging_returns_every_match_once(m):
+    first = m.search(condition="diabetes", page_size=200)
+    seen, cursor = [], None
+    while True:
+        page = m.search(condition="diabetes", page_size=37, cursor=cursor)
+        seen += [i.nct_id for i in page.items]
+        cursor = page.pagination.cursor
+        if cursor is None:
+            break
+    assert len(seen) == len(set(seen)) == first.pagination.total_count
+    assert seen[:200] == [i.nct_id for i in first.items]
+    assert m.search(condition="diabetes", page_size=5).items[0].id.startswith("NCT:")
+
+
+def test_a_cursor_for_another_query_or_garbage_is_refused(m):
+    cursor = m.search(condition="diabetes", page_size=5).pagination.cursor
+    with pytest.raises(InvalidArgument, match="another search|other parameters"):
+        m.search(condition="asthma", page_size=5, cursor=cursor)
+    with pytest.raises(InvalidArgument, match="not one this search returned"):
+        m.search(condition="diabetes", page_size=5, cursor="not-a-cursor")
