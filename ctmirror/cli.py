@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -83,6 +84,77 @@ def load(
         say(f"  quarantined: {problem}")
     if result.counts.quarantined > 10:
         say(f"  ... and {result.counts.quarantined - 10} more: SELECT * FROM quarantine")
+
+
+class SyncProgress:
+    """A tqdm bar on a terminal; plain log lines (every 10 pages) otherwise; nothing with --quiet."""
+
+    def __init__(self) -> None:
+        self.bar: tqdm | None = None
+        self.pages = 0
+        self.studies = 0
+        self.started = time.monotonic()
+        self.tty = sys.stderr.isatty()
+
+    def start(self, total: int | None) -> None:
+        if options.quiet or not self.tty:
+            return
+        if self.bar is None:
+            self.bar = tqdm(total=total, unit="studies", desc="sync", dynamic_ncols=True, leave=False)
+        else:
+            self.bar.total = total
+            self.bar.refresh()
+
+    def page(self, studies: int, total: int | None) -> None:
+        self.pages += 1
+        self.studies += studies
+        if self.bar is not None:
+            self.bar.update(studies)
+            self.bar.set_postfix(pages=self.pages)
+        elif not options.quiet and self.pages % 10 == 0:
+            rate = self.studies / max(time.monotonic() - self.started, 1e-9)
+            of_total = f"/{total:,}" if total else ""
+            eta = f", ETA {((total - self.studies) / rate) / 60:,.1f} min" if total and rate else ""
+            say(f"page {self.pages}: {self.studies:,}{of_total} studies, {rate:,.0f}/s{eta}")
+
+    def note(self, message: str) -> None:
+        if self.bar is not None:
+            self.bar.write(message, file=sys.stderr)
+        else:
+            say(message)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+@app.command()
+def sync(
+    base_url: Annotated[str, typer.Option("--base-url", envvar="CTMIRROR_BASE_URL",
+                                          help="API host (default https://clinicaltrials.gov).")] = "https://clinicaltrials.gov",
+    full: Annotated[bool, typer.Option("--full", help="Harvest everything, not only what changed.")] = False,
+    from_bulk: Annotated[Optional[str], typer.Option("--from-bulk", help="Bootstrap from the bulk json.zip (path or URL).")] = None,
+    interval: Annotated[float, typer.Option("--interval", help="Minimum seconds between requests.")] = 1.2,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds before a request times out.")] = 60.0,
+    check_removed: Annotated[bool, typer.Option("--check-removed", help="Incremental runs too: re-check every known ID.")] = False,
+) -> None:
+    """Harvest the registry: the first run (or --full) takes everything, later runs only what changed since.
+    Resumes where a killed run stopped; readers see the old state until the new one is published whole.
+
+    Example: ctmirror sync            or   ctmirror sync --from-bulk ctg-studies.json.zip
+    """
+    from ingest.harvest import SyncOptions, sync as run_sync, sync_from_bulk
+
+    progress = SyncProgress()
+    try:
+        if from_bulk:
+            result = sync_from_bulk(open_warehouse(), from_bulk, progress=progress)
+        else:
+            result = run_sync(open_warehouse(), SyncOptions(base_url=base_url, min_interval=interval, timeout=timeout,
+                                                            full=full, check_removed=check_removed), progress)
+    finally:
+        progress.close()
+    typer.echo(result.summary)
 
 
 @app.command()

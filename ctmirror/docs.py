@@ -1,11 +1,13 @@
 """README's data-model section, generated from the catalog's COMMENT ON documentation.
 
-    python -m ctmirror.docs > /tmp/model.md      (needs a built warehouse; tests check README matches)
+    python -m ctmirror.docs WAREHOUSE                  prints it (tests check README matches)
+    python -m ctmirror.docs WAREHOUSE --update-readme  rewrites that section of ./README.md in place
 """
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from ctmirror.mirror import Mirror
 from ctmirror.sqlfiles import read_sql
@@ -28,6 +30,17 @@ def data_model_markdown(mirror: Mirror) -> str:
     return "\n".join(lines)
 
 
+def update_readme(readme: Path, generated: str) -> None:
+    text = readme.read_text(encoding="utf-8")
+    start, end = text.index(BEGIN), text.index(END) + len(END)
+    readme.write_text(text[:start] + generated + text[end:], encoding="utf-8")
+
+
 if __name__ == "__main__":
-    with Mirror(sys.argv[1] if len(sys.argv) > 1 else None) as m:
-        print(data_model_markdown(m))
+    arguments = [a for a in sys.argv[1:] if not a.startswith("--")]
+    with Mirror(arguments[0] if arguments else None) as m:
+        markdown = data_model_markdown(m)
+    if "--update-readme" in sys.argv:
+        update_readme(Path("README.md"), markdown)
+    else:
+        print(markdown)

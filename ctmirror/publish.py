@@ -9,11 +9,12 @@ from pathlib import Path
 from ctmirror.catalog import build_catalog
 from ctmirror.sqlfiles import read_sql
 from ctmirror.warehouse import DEFAULT_KEEP_STATES, State, Warehouse
+from ingest.crash import crash_point
 from ingest.normalize import new_connection, normalised_tables
 from ingest.raw_store import utc_now
 
 # Tables every state carries whole, as all versions or all rows, read where the segments keep them.
-HISTORY_TABLES = ("study_versions", "quarantine")
+HISTORY_TABLES = ("study_versions", "quarantine", "sightings")
 
 
 def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES) -> State:
@@ -25,15 +26,19 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES)
         con.execute("CREATE TEMP TABLE all_versions AS SELECT nct_id, content_hash, last_update_post_date, "
                     "ingested_at FROM read_parquet($files)", {"files": version_files})
         con.execute(read_sql("publish/current_versions.sql"))
+        _load_removals(con, warehouse, segments)
         views: dict[str, list[Path]] = {}
         for table in normalised_tables():
-            if table in HISTORY_TABLES:
+            if table == "study_versions":
                 continue
             target = path / "tables" / f"{table}.parquet"
             files = [str(s.table_file(table)) for s in segments]
-            con.sql(read_sql("publish/current_rows.sql"), params={"files": files}).write_parquet(
-                str(target), compression="zstd")
+            query = "publish/current_studies.sql" if table == "studies" else "publish/current_rows.sql"
+            con.sql(read_sql(query), params={"files": files}).write_parquet(str(target), compression="zstd")
             views[table] = [target]
+        removals_file = path / "tables" / "registry_removals.parquet"
+        con.table("registry_removals").write_parquet(str(removals_file), compression="zstd")
+        views["registry_removals"] = [removals_file]
         for table in HISTORY_TABLES:
             views[table] = [s.table_file(table) for s in segments]
         runs_file = path / "tables" / "sync_runs.parquet"
@@ -48,6 +53,7 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES)
         ))
     finally:
         con.close()
+    crash_point("state_tables_written")
     build_catalog(path / "catalog.duckdb", views)
     meta = {
         "state_id": state_id,
@@ -57,11 +63,29 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES)
         "counts": counts,
         "run": run,
     }
-    return warehouse.commit_state(state_id, path, meta, keep)
+    state = warehouse.commit_state(state_id, path, meta, keep)
+    crash_point("published")
+    return state
+
+
+def _load_removals(con, warehouse: Warehouse, segments: list) -> None:
+    removals = warehouse.root / "sync" / "removals.ndjson"
+    if removals.exists():
+        con.execute(read_sql("publish/registry_removals.sql"), {"removals": str(removals)})
+    else:
+        con.execute("CREATE OR REPLACE TEMP TABLE registry_removals (nct_id VARCHAR, removed_on DATE, "
+                    "detected_at TIMESTAMP, run_id VARCHAR, merged_into VARCHAR)")
+    con.execute(read_sql("publish/active_removals.sql"),
+                {"sightings": [str(s.table_file("sightings")) for s in segments]})
 
 
 def record_run(warehouse: Warehouse, run: dict) -> None:
-    """Appends a run to runs.ndjson, which the next publish turns into the sync_runs table."""
+    """Appends a run to runs.ndjson, which the next publish turns into the sync_runs table. Idempotent by
+    run_id, so a run resumed after a crash past this point is recorded once."""
+    runs = warehouse.root / "runs.ndjson"
+    if runs.exists() and any(json.loads(line).get("run_id") == run["run_id"]
+                             for line in runs.read_text(encoding="utf-8").splitlines() if line.strip()):
+        return
     with open(warehouse.root / "runs.ndjson", "a", encoding="utf-8") as f:
         f.write(json.dumps(run, sort_keys=True) + "\n")
         f.flush()

@@ -20,6 +20,7 @@ import duckdb
 
 from ctmirror.sqlfiles import read_sql, sql_files
 from ctmirror.warehouse import Segment, Warehouse
+from ingest.crash import crash_point
 from ingest.raw_store import RawStore, Receipt
 from ingest.sources import Candidate, iter_candidates
 from ingest.validate import RecordShape
@@ -162,6 +163,8 @@ class Normalizer:
         segment_id, tmp = self.warehouse.new_segment_dir()
         for table in normalised_tables():
             con.sql(read_sql(f"normalize/{table}.sql")).write_parquet(str(tmp / f"{table}.parquet"), compression="zstd")
+            crash_point("segment_file_written")
+        con.sql(read_sql("stage/sightings.sql")).write_parquet(str(tmp / "sightings.parquet"), compression="zstd")
         con.sql(read_sql("stage/quarantine.sql"), params={"rejects": str(batch.rejects_path)}).write_parquet(
             str(tmp / "quarantine.parquet"), compression="zstd")
         row = con.execute(read_sql("stage/batch_counts.sql")).fetchone()

@@ -192,3 +192,19 @@ COMMENT ON COLUMN sync_runs.removed IS 'studies found gone from the registry';
 COMMENT ON COLUMN sync_runs.pages IS 'API pages fetched, for syncs';
 COMMENT ON COLUMN sync_runs.retries IS 'requests retried, for syncs';
 COMMENT ON COLUMN sync_runs.note IS 'anything the run noticed (e.g. the data timestamp changed mid-harvest)';
+
+COMMENT ON VIEW sightings IS 'One row per well-formed record received, whether or not it was a new version: which receipt saw which study.';
+COMMENT ON COLUMN sightings.receipt_id IS 'the raw/ receipt (a file loaded, a page harvested)';
+COMMENT ON COLUMN sightings.nct_id IS 'study';
+COMMENT ON COLUMN sightings.content_hash IS 'the version it was';
+COMMENT ON COLUMN sightings.locator IS 'where in the receipt';
+COMMENT ON COLUMN sightings.seen_at IS 'when the receipt came (UTC)';
+COMMENT ON COLUMN studies.removed_from_registry_on IS 'the day a sync found the study gone from the registry (and it has not been seen since); NULL while it is there';
+COMMENT ON COLUMN studies.merged_into_nct_id IS 'when the study''s ID became an alias (/studies/{id} answers 301): the ID it now points to';
+
+COMMENT ON VIEW registry_removals IS 'One row per time a sync found a study gone from the registry; a study seen again later is no longer marked in studies.';
+COMMENT ON COLUMN registry_removals.nct_id IS 'the study that was gone';
+COMMENT ON COLUMN registry_removals.removed_on IS 'the day of the sync that found it gone';
+COMMENT ON COLUMN registry_removals.detected_at IS 'when (UTC)';
+COMMENT ON COLUMN registry_removals.run_id IS 'the sync run (sync_runs.run_id)';
+COMMENT ON COLUMN registry_removals.merged_into IS 'the new ID when the old one now redirects (an alias), else NULL';

@@ -1,0 +1,395 @@
+"""`ctmirror sync`: full and incremental harvests of the v2 API, resumable from any point, published atomically.
+
+A run is a checkpointed state machine (warehouse/sync/checkpoint.json, written atomically):
+
+    harvesting   page by page: GET /api/v2/studies with the run's fixed parameters and the saved token;
+                 each page is stored in raw/ (fsynced) before the checkpoint moves past it, so a kill at any
+                 moment loses no page and a page fetched twice is only a duplicate receipt (no new version).
+                 A rejected token (HTTP 400 on a follow-up) restarts the query from its first page.
+    finishing    normalise what was received, check that the registry's data timestamp held, find studies
+                 that are gone (a full run re-checks every known ID it did not see, with filter.ids, then
+                 /studies/{id} for a 301 alias), record the run, publish one new state, then forget the
+                 checkpoint.
+
+Incremental runs ask for AREA[LastUpdatePostDate]RANGE[<last completed sync's start date - 1 day>, MAX].
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import uuid
+
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from pathlib import Path
+
+import duckdb
+
+from ctmirror.errors import TerminalHarvestError
+from ctmirror.publish import publish, record_run
+from ctmirror.sqlfiles import read_sql
+from ctmirror.warehouse import State, Warehouse, atomic_write_text
+from ingest.crash import crash_point
+from ingest.http_client import DEFAULT_BASE_URL, PoliteClient, RetryPolicy
+from ingest.normalize import Normalizer
+from ingest.raw_store import RawStore, utc_now
+
+log = logging.getLogger("ctmirror.harvest")
+
+CHECKPOINT_FORMAT = 1
+STUDIES_PATH = "/api/v2/studies"
+RECHECK_BATCH = 100
+
+
+@dataclass
+class SyncOptions:
+    base_url: str = DEFAULT_BASE_URL
+    min_interval: float = 1.2
+    timeout: float = 60.0
+    full: bool = False
+    check_removed: bool = False
+    page_size: int = 1000
+    normalise_every_pages: int = 50
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+
+
+@dataclass
+class SyncResult:
+    run: dict
+    state: State
+    summary: str
+
+
+class Progress:
+    """What the CLI shows; the harvester only reports."""
+
+    def start(self, total: int | None) -> None: ...
+
+    def page(self, studies: int, total: int | None) -> None: ...
+
+    def note(self, message: str) -> None: ...
+
+
+class SyncPaths:
+    def __init__(self, warehouse: Warehouse) -> None:
+        self.folder = warehouse.root / "sync"
+        self.checkpoint = self.folder / "checkpoint.json"
+        self.state = self.folder / "state.json"
+        self.removals = self.folder / "removals.ndjson"
+
+    def read(self, path: Path) -> dict | None:
+        return json.loads(path.read_text()) if path.exists() else None
+
+    def write(self, path: Path, data: dict) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, json.dumps(data, indent=1, sort_keys=True))
+
+
+def sync(warehouse: Warehouse, options: SyncOptions, progress: Progress | None = None) -> SyncResult:
+    progress = progress or Progress()
+    with warehouse.writing():
+        paths = SyncPaths(warehouse)
+        client = PoliteClient(options.base_url, options.min_interval, options.timeout, options.retry)
+        try:
+            checkpoint = paths.read(paths.checkpoint)
+            if checkpoint and checkpoint.get("base_url") != options.base_url.rstrip("/"):
+                progress.note(f"discarding an unfinished run against {checkpoint.get('base_url')}")
+                checkpoint = None
+            if checkpoint is None:
+                checkpoint = _plan(warehouse, paths, client, options)
+            else:
+                progress.note(f"resuming run {checkpoint['run_id']} ({checkpoint['mode']}) after page "
+                              f"{checkpoint['pages']}")
+            progress.start(checkpoint.get("total"))
+            run = _Run(warehouse, paths, client, options, checkpoint, progress)
+            run.harvest()
+            return run.finish()
+        finally:
+            client.close()
+
+
+def _plan(warehouse: Warehouse, paths: SyncPaths, client: PoliteClient, options: SyncOptions) -> dict:
+    last = paths.read(paths.state)
+    params: dict[str, str] = {"format": "json", "pageSize": str(options.page_size), "countTotal": "true"}
+    mode = "full" if options.full or not last else "incremental"
+    since = None
+    if mode == "incremental":
+        since = (date.fromisoformat(last["next_since"]) - timedelta(days=1)).isoformat()
+        params["filter.advanced"] = f"AREA[LastUpdatePostDate]RANGE[{since},MAX]"
+    checkpoint = {
+        "format": CHECKPOINT_FORMAT, "run_id": uuid.uuid4().hex[:12], "mode": mode,
+        "base_url": options.base_url.rstrip("/"), "params": params, "since": since,
+        "started_at": utc_now(), "data_timestamp": _data_timestamp(client), "phase": "harvesting",
+        "next_token": None, "pages": 0, "studies": 0, "total": None, "receipts": [], "token_restarts": 0,
+        "retries": 0, "notes": [], "first_segment": _last_segment(warehouse),
+    }
+    paths.write(paths.checkpoint, checkpoint)
+    return checkpoint
+
+
+def _data_timestamp(client: PoliteClient) -> str | None:
+    version = client.get("/api/v2/version").json()
+    return version.get("dataTimestamp") if isinstance(version, dict) else None
+
+
+def _last_segment(warehouse: Warehouse) -> int:
+    segments = warehouse.segments()
+    return int(segments[-1].segment_id) if segments else 0
+
+
+class _Run:
+    def __init__(self, warehouse: Warehouse, paths: SyncPaths, client: PoliteClient, options: SyncOptions,
+                 checkpoint: dict, progress: Progress) -> None:
+        self.warehouse, self.paths, self.client = warehouse, paths, client
+        self.options, self.cp, self.progress = options, checkpoint, progress
+        self.raw = RawStore(warehouse.root)
+        self.started = time.monotonic()
+
+    def save(self) -> None:
+        self.cp["retries"] = self.cp.get("retries_before", 0) + self.client.retries
+        self.paths.write(self.paths.checkpoint, self.cp)
+
+    # ---- harvesting ---------------------------------------------------------------------------------
+    def harvest(self) -> None:
+        self.cp["retries_before"] = self.cp.get("retries", 0)
+        while self.cp["phase"] == "harvesting":
+            params = dict(self.cp["params"])
+            if self.cp["next_token"]:
+                params["pageToken"] = self.cp["next_token"]
+            try:
+                response = self.client.get(STUDIES_PATH, params)
+            except TerminalHarvestError as exc:
+                if self.cp["next_token"] and getattr(exc, "status", None) == 400:
+                    self._restart_query(str(exc))
+                    continue
+                raise
+            page = response.json()
+            studies = page.get("studies") if isinstance(page, dict) else None
+            if not isinstance(studies, list):
+                raise TerminalHarvestError(f"GET {response.url} answered without a 'studies' list: the API's "
+                                           "response shape changed; nothing of it was loaded")
+            crash_point("page_received")
+            if not studies:  # a full last page's token leads here: the end
+                self.cp["phase"] = "finishing"
+                self.save()
+                break
+            receipt = self.raw.receive_bytes(response.body, source="api", origin=response.url,
+                                             context={"run_id": self.cp["run_id"], "page": self.cp["pages"] + 1})
+            crash_point("raw_written")
+            self.cp["receipts"].append(receipt.receipt_id)
+            self.cp["pages"] += 1
+            self.cp["studies"] += len(studies)
+            if page.get("totalCount") is not None and not self.cp["next_token"]:
+                self.cp["total"] = page["totalCount"]
+                self.progress.start(self.cp["total"])
+            self.cp["next_token"] = page.get("nextPageToken")
+            if not self.cp["next_token"]:
+                self.cp["phase"] = "finishing"
+            self.save()
+            crash_point("checkpoint_saved")
+            self.progress.page(len(studies), self.cp["total"])
+            if self.cp["pages"] % self.options.normalise_every_pages == 0:
+                self._normalise()
+
+    def _restart_query(self, reason: str) -> None:
+        self.cp["token_restarts"] += 1
+        if self.cp["token_restarts"] > 5:
+            raise TerminalHarvestError(f"the API rejected this run's page tokens {self.cp['token_restarts']} "
+                                       f"times; last: {reason}")
+        note = f"page token rejected after page {self.cp['pages']} ({reason}); restarted the query from its start"
+        self.cp["notes"].append(note)
+        self.progress.note(note)
+        self.cp["next_token"] = None
+        self.save()
+
+    def _normalise(self) -> None:
+        normalizer = Normalizer(self.warehouse)
+        try:
+            normalizer.run()
+        finally:
+            normalizer.close()
+
+    # ---- finishing ----------------------------------------------------------------------------------
+    def finish(self) -> SyncResult:
+        self._normalise()
+        end_timestamp = _data_timestamp(self.client)
+        if end_timestamp != self.cp["data_timestamp"]:
+            note = (f"the registry's data timestamp changed during the harvest ({self.cp['data_timestamp']} → "
+                    f"{end_timestamp}); studies updated meanwhile may be in their older form, and the next "
+                    f"incremental sync re-fetches everything updated since this run began")
+            if self.cp["mode"] == "full":
+                note += "; studies not seen were re-checked by ID before being marked removed"
+            if note not in self.cp["notes"]:
+                self.cp["notes"].append(note)
+                self.progress.note(note)
+        removed, merged = self._find_removed()
+        self._normalise()
+        counts = self._counts()
+        finished = utc_now()
+        run = {
+            "run_id": self.cp["run_id"], "command": "sync", "source": "api", "origin": self.cp["base_url"],
+            "status": "completed", "started_at": self.cp["started_at"].rstrip("Z"),
+            "finished_at": finished.rstrip("Z"), "data_timestamp": end_timestamp or self.cp["data_timestamp"],
+            "records": counts["records"], "versions_added": counts["versions_added"],
+            "studies_added": counts["studies_added"], "studies_changed": counts["studies_changed"],
+            "unchanged": counts["records"] - counts["versions_added"] - counts["quarantined"],
+            "quarantined": counts["quarantined"], "removed": removed, "pages": self.cp["pages"],
+            "retries": self.cp["retries"], "note": "; ".join(self.cp["notes"]) or None,
+        }
+        record_run(self.warehouse, run)
+        state = publish(self.warehouse, run=run)
+        self.paths.write(self.paths.state, {
+            "run_id": run["run_id"], "mode": self.cp["mode"], "finished_at": finished,
+            "data_timestamp": run["data_timestamp"], "next_since": self.cp["started_at"][:10],
+        })
+        self.paths.checkpoint.unlink(missing_ok=True)
+        return SyncResult(run=run, state=state, summary=self._summary(run, merged, state.state_id))
+
+    def _counts(self) -> dict:
+        totals = {"records": 0, "versions_added": 0, "studies_added": 0, "studies_changed": 0, "quarantined": 0}
+        for segment in self.warehouse.segments():
+            if int(segment.segment_id) > self.cp["first_segment"]:
+                for key in totals:
+                    totals[key] += int(segment.meta["counts"].get(key, 0))
+        return totals
+
+    def _find_removed(self) -> tuple[int, int]:
+        """Studies gone from the registry: for a full run, every known study this run did not see; with
+        --check-removed, every known study. Each is re-checked by ID before it is marked."""
+        if self.cp["mode"] != "full" and not self.options.check_removed:
+            return 0, 0
+        known, seen = self._known_and_seen()
+        candidates = sorted(known - seen) if self.cp["mode"] == "full" else sorted(known)
+        present: set[str] = set()
+        for start in range(0, len(candidates), RECHECK_BATCH):
+            batch = candidates[start:start + RECHECK_BATCH]
+            response = self.client.get(STUDIES_PATH, {"format": "json", "filter.ids": ",".join(batch),
+                                                      "pageSize": str(len(batch))})
+            studies = response.json().get("studies", [])
+            if studies:
+                self.raw.receive_bytes(response.body, source="api", origin=response.url,
+                                       context={"run_id": self.cp["run_id"], "recheck": True})
+            present |= {s.get("protocolSection", {}).get("identificationModule", {}).get("nctId") for s in studies}
+        gone = [c for c in candidates if c not in present]
+        merged = 0
+        today = datetime.fromisoformat(self.cp["started_at"].rstrip("Z")).date().isoformat()
+        with open(self.paths.removals, "a", encoding="utf-8") as out:
+            for nct_id in gone:
+                new_id = self._alias_target(nct_id)
+                merged += new_id is not None
+                out.write(json.dumps({"nct_id": nct_id, "removed_on": today, "detected_at": utc_now().rstrip("Z"),
+                                      "run_id": self.cp["run_id"], "merged_into": new_id}) + "\n")
+        if gone:
+            self.progress.note(f"{len(gone)} studies are gone from the registry ({merged} now aliases of others)")
+        return len(gone), merged
+
+    def _alias_target(self, nct_id: str) -> str | None:
+        try:
+            response = self.client.get(f"{STUDIES_PATH}/{nct_id}", {"format": "json"}, expect_json=False,
+                                       follow_redirects=False)
+        except TerminalHarvestError:
+            return None  # 404: simply gone
+        location = response.headers.get("location", "")
+        if response.status in (301, 302, 308) and "/studies/" in location:
+            return location.rstrip("/").rsplit("/", 1)[-1].split("?")[0]
+        return None
+
+    def _known_and_seen(self) -> tuple[set[str], set[str]]:
+        current = self.warehouse.current_state()
+        segments = self.warehouse.segments()
+        con = duckdb.connect()
+        try:
+            known: set[str] = set()
+            if current is not None:
+                known = {r[0] for r in con.execute(read_sql("publish/present_studies.sql"),
+                                                   {"studies": str(current.tables / "studies.parquet")}).fetchall()}
+            run_receipts = self.cp["receipts"]
+            seen = {r[0] for r in con.execute(read_sql("publish/seen_in_receipts.sql"), {
+                "sightings": [str(s.table_file("sightings")) for s in segments], "receipts": run_receipts,
+            }).fetchall()} if segments and run_receipts else set()
+        finally:
+            con.close()
+        return known, seen
+
+    def _summary(self, run: dict, merged: int, state_id: str) -> str:
+        took = time.monotonic() - self.started
+        removed = f"{run['removed']} removed" + (f" ({merged} now aliases)" if merged else "")
+        text = (f"{self.cp['mode'].capitalize()} sync of {self.cp['base_url']} finished in {took:,.1f} s: "
+                f"{run['studies_added']:,} studies added, {run['studies_changed']:,} changed, "
+                f"{run['unchanged']:,} unchanged, {removed}, {run['quarantined']:,} quarantined; "
+                f"{run['pages']:,} pages, {run['retries']:,} retries; registry data timestamp "
+                f"{run['data_timestamp'] or 'unknown'}; published state {state_id}.")
+        if self.cp["notes"]:
+            text += " Noticed: " + "; ".join(self.cp["notes"]) + "."
+        return text
+
+
+def sync_from_bulk(warehouse: Warehouse, source: str, *, progress: Progress | None = None,
+                   timeout: float = 600.0) -> SyncResult:
+    """The registry's bulk json.zip (a path or URL) as the first full load; incremental syncs continue from
+    the newest lastUpdatePostDate it holds. Streamed: one zip member at a time, batches of bounded size."""
+    progress = progress or Progress()
+    with warehouse.writing():
+        started = utc_now()
+        first_segment = _last_segment(warehouse)
+        raw = RawStore(warehouse.root)
+        if source.startswith(("http://", "https://")):
+            receipt = _download(raw, source, timeout, progress)
+        else:
+            path = Path(source)
+            if not path.is_file():
+                from ctmirror.errors import InputError
+
+                raise InputError(f"{source}: no such file (expected the registry's bulk json.zip or its URL)")
+            receipt = raw.receive_file(path, source="bulk")
+        normalizer = Normalizer(warehouse, on_record=lambda n: progress.page(n, None))
+        try:
+            normalizer.run()
+        finally:
+            normalizer.close()
+        counts = {"records": 0, "versions_added": 0, "studies_added": 0, "studies_changed": 0, "quarantined": 0}
+        for segment in warehouse.segments():
+            if int(segment.segment_id) > first_segment:
+                for key in counts:
+                    counts[key] += int(segment.meta["counts"].get(key, 0))
+        run = {
+            "run_id": uuid.uuid4().hex[:12], "command": "sync", "source": "bulk", "origin": receipt.origin,
+            "status": "completed", "started_at": started.rstrip("Z"), "finished_at": utc_now().rstrip("Z"),
+            "data_timestamp": None, **counts,
+            "unchanged": counts["records"] - counts["versions_added"] - counts["quarantined"],
+            "removed": 0, "pages": None, "retries": None, "note": None,
+        }
+        record_run(warehouse, run)
+        state = publish(warehouse, run=run)
+        con = duckdb.connect()
+        try:
+            newest = con.execute(read_sql("publish/newest_update.sql"),
+                                 {"studies": str(state.tables / "studies.parquet")}).fetchone()[0]
+        finally:
+            con.close()
+        SyncPaths(warehouse).write(SyncPaths(warehouse).state, {
+            "run_id": run["run_id"], "mode": "bulk", "finished_at": run["finished_at"], "data_timestamp": None,
+            "next_since": (newest or date.today()).isoformat(),
+        })
+        summary = (f"Bulk load of {receipt.origin}: {counts['studies_added']:,} studies added, "
+                   f"{counts['studies_changed']:,} changed, {run['unchanged']:,} unchanged, "
+                   f"{counts['quarantined']:,} quarantined; published state {state.state_id}. Incremental syncs "
+                   f"continue from {newest}.")
+        return SyncResult(run=run, state=state, summary=summary)
+
+
+def _download(raw: RawStore, url: str, timeout: float, progress: Progress):
+    import tempfile
+
+    import httpx
+
+    with tempfile.NamedTemporaryFile(suffix=".zip") as tmp:
+        with httpx.stream("GET", url, timeout=timeout, follow_redirects=True) as reply:
+            if reply.status_code != 200:
+                raise TerminalHarvestError(f"HTTP {reply.status_code} from GET {url}")
+            for chunk in reply.iter_bytes(1 << 20):
+                tmp.write(chunk)
+        tmp.flush()
+        return raw.receive_file(Path(tmp.name), source="bulk", origin=url)
