@@ -39,7 +39,6 @@ def build_catalog(path: Path, tables: dict[str, list[Path]]) -> None:
             statement = read_sql(name)
             params = {k: v for k, v in index_params.items() if f"${k}" in statement}
             con.execute(statement, params or None)
-        con.execute("DROP TABLE search_source")
         for folder in ("catalog", "views", "methods"):
             for name in sql_files(folder):
                 con.execute(read_sql(name))

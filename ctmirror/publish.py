@@ -10,7 +10,7 @@ from ctmirror.catalog import build_catalog
 from ctmirror.sqlfiles import read_sql
 from ctmirror.warehouse import DEFAULT_KEEP_STATES, State, Warehouse
 from ingest.crash import crash_point
-from ingest.normalize import new_connection, normalised_tables
+from ingest.normalize import new_connection, normalised_tables, table_key
 from ingest.raw_store import utc_now
 
 # Tables every state carries whole, as all versions or all rows, read where the segments keep them.
@@ -33,8 +33,9 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES)
                 continue
             target = path / "tables" / f"{table}.parquet"
             files = [str(s.table_file(table)) for s in segments]
-            query = "publish/current_studies.sql" if table == "studies" else "publish/current_rows.sql"
-            con.sql(read_sql(query), params={"files": files}).write_parquet(str(target), compression="zstd")
+            query = read_sql("publish/current_studies.sql" if table == "studies" else "publish/current_rows.sql")
+            ordered = f"{query.rstrip()}\nORDER BY {', '.join(table_key(table))}"  # identifiers from our own files
+            con.sql(ordered, params={"files": files}).write_parquet(str(target), compression="zstd")
             views[table] = [target]
         removals_file = path / "tables" / "registry_removals.parquet"
         con.table("registry_removals").write_parquet(str(removals_file), compression="zstd")

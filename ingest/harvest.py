@@ -35,12 +35,14 @@ from ingest.crash import crash_point
 from ingest.http_client import DEFAULT_BASE_URL, PoliteClient, RetryPolicy
 from ingest.normalize import Normalizer
 from ingest.raw_store import RawStore, utc_now
+from ingest.sources import parse_page
 
 log = logging.getLogger("ctmirror.harvest")
 
 CHECKPOINT_FORMAT = 1
 STUDIES_PATH = "/api/v2/studies"
 RECHECK_BATCH = 100
+HARVEST_BATCH_RECORDS = 4_000
 
 
 @dataclass
@@ -51,7 +53,6 @@ class SyncOptions:
     full: bool = False
     check_removed: bool = False
     page_size: int = 1000
-    normalise_every_pages: int = 50
     retry: RetryPolicy = field(default_factory=RetryPolicy)
 
 
@@ -129,6 +130,14 @@ def _plan(warehouse: Warehouse, paths: SyncPaths, client: PoliteClient, options:
     return checkpoint
 
 
+def _parse_page(body: bytes) -> tuple[dict, list]:
+    page, candidates = parse_page(body)
+    if "studies" not in page:
+        raise TerminalHarvestError("the API answered without a 'studies' list: the response shape changed; "
+                                   "nothing of it was loaded")
+    return page, candidates
+
+
 def _data_timestamp(client: PoliteClient) -> str | None:
     version = client.get("/api/v2/version").json()
     return version.get("dataTimestamp") if isinstance(version, dict) else None
@@ -154,33 +163,42 @@ class _Run:
     # ---- harvesting ---------------------------------------------------------------------------------
     def harvest(self) -> None:
         self.cp["retries_before"] = self.cp.get("retries", 0)
+        if self.cp["phase"] != "harvesting":
+            return
+        # Small batches, so DuckDB normalises page N while page N+1 is fetched and validated.
+        normalizer = Normalizer(self.warehouse, batch_records=HARVEST_BATCH_RECORDS)
+        try:
+            normalizer.run()  # what an interrupted run stored but did not normalise
+            with normalizer.session() as feed:
+                self._pages(feed)
+        finally:
+            normalizer.close()
+
+    def _pages(self, feed) -> None:
         while self.cp["phase"] == "harvesting":
             params = dict(self.cp["params"])
             if self.cp["next_token"]:
                 params["pageToken"] = self.cp["next_token"]
             try:
-                response = self.client.get(STUDIES_PATH, params)
+                response = self.client.get(STUDIES_PATH, params, parse=_parse_page)
             except TerminalHarvestError as exc:
                 if self.cp["next_token"] and getattr(exc, "status", None) == 400:
                     self._restart_query(str(exc))
                     continue
                 raise
-            page = response.json()
-            studies = page.get("studies") if isinstance(page, dict) else None
-            if not isinstance(studies, list):
-                raise TerminalHarvestError(f"GET {response.url} answered without a 'studies' list: the API's "
-                                           "response shape changed; nothing of it was loaded")
+            page, candidates = response.data
             crash_point("page_received")
-            if not studies:  # a full last page's token leads here: the end
+            if not candidates:  # a full last page's token leads here: the end
                 self.cp["phase"] = "finishing"
                 self.save()
                 break
             receipt = self.raw.receive_bytes(response.body, source="api", origin=response.url,
                                              context={"run_id": self.cp["run_id"], "page": self.cp["pages"] + 1})
             crash_point("raw_written")
+            feed.add(receipt, candidates)
             self.cp["receipts"].append(receipt.receipt_id)
             self.cp["pages"] += 1
-            self.cp["studies"] += len(studies)
+            self.cp["studies"] += len(candidates)
             if page.get("totalCount") is not None and not self.cp["next_token"]:
                 self.cp["total"] = page["totalCount"]
                 self.progress.start(self.cp["total"])
@@ -189,9 +207,7 @@ class _Run:
                 self.cp["phase"] = "finishing"
             self.save()
             crash_point("checkpoint_saved")
-            self.progress.page(len(studies), self.cp["total"])
-            if self.cp["pages"] % self.options.normalise_every_pages == 0:
-                self._normalise()
+            self.progress.page(len(candidates), self.cp["total"])
 
     def _restart_query(self, reason: str) -> None:
         self.cp["token_restarts"] += 1

@@ -8,6 +8,7 @@ import json
 import logging
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 
@@ -40,9 +41,10 @@ class Response:
     url: str
     body: bytes
     headers: dict[str, str]
+    data: object = None  # the parsed JSON body, when one was expected
 
     def json(self) -> object:
-        return json.loads(self.body)
+        return self.data if self.data is not None else json.loads(self.body)
 
 
 @dataclass
@@ -64,7 +66,7 @@ class PoliteClient:
         self.http.close()
 
     def get(self, path: str, params: dict | None = None, *, expect_json: bool = True,
-            follow_redirects: bool = True) -> Response:
+            follow_redirects: bool = True, parse: Callable[[bytes], object] = json.loads) -> Response:
         """One GET, retried as the policy says. Raises TerminalHarvestError for a 4xx other than 429, and
         RetryableHarvestError when the attempts run out."""
         last_error: RetryableHarvestError | None = None
@@ -75,12 +77,13 @@ class PoliteClient:
                 log.info("retrying in %.1f s after: %s", pause, last_error)
                 time.sleep(pause)
             try:
-                return self._once(path, params, expect_json, follow_redirects)
+                return self._once(path, params, expect_json, follow_redirects, parse)
             except RetryableHarvestError as exc:
                 last_error = exc
         raise RetryableHarvestError(f"gave up after {self.retry.attempts} attempts: {last_error}") from last_error
 
-    def _once(self, path: str, params: dict | None, expect_json: bool, follow_redirects: bool) -> Response:
+    def _once(self, path: str, params: dict | None, expect_json: bool, follow_redirects: bool,
+              parse: Callable[[bytes], object]) -> Response:
         wait = self._last_request + self.min_interval - time.monotonic()
         if wait > 0:
             time.sleep(wait)
@@ -102,13 +105,14 @@ class PoliteClient:
                                          hint="check --base-url and the parameters; retrying will not help")
             error.status = reply.status_code  # type: ignore[attr-defined]
             raise error
+        data = None
         if expect_json and reply.status_code == 200:
             try:
-                json.loads(body)
+                data = parse(body)  # parsed here once: a cut-short body is retried like a dropped one
             except ValueError as exc:
                 raise RetryableHarvestError(f"truncated or malformed JSON from GET {shown} "
                                             f"({len(body)} bytes): {exc}") from exc
-        return Response(reply.status_code, shown, body, dict(reply.headers))
+        return Response(reply.status_code, shown, body, dict(reply.headers), data)
 
 
 def _retry_after(value: str | None) -> float | None:

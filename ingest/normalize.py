@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,12 +27,20 @@ from ingest.raw_store import RawStore, Receipt
 from ingest.sources import Candidate, iter_candidates
 from ingest.validate import RecordShape
 
-BATCH_RECORDS = 20_000
+BATCH_RECORDS = 10_000
 BATCH_BYTES = 400 << 20
 
 
 def normalised_tables() -> list[str]:
     return [Path(f).stem for f in sql_files("normalize")]
+
+
+def table_key(table: str) -> list[str]:
+    """The columns that identify a row of a normalised table, from its file's `-- key:` line."""
+    for line in read_sql(f"normalize/{table}.sql").splitlines():
+        if line.startswith("-- key:"):
+            return [column.strip() for column in line.removeprefix("-- key:").split(",")]
+    raise ValueError(f"sql/normalize/{table}.sql has no '-- key:' line")
 
 
 @dataclass
@@ -100,51 +110,31 @@ class Normalizer:
         return result
 
     def run(self) -> LoadCounts:
-        """Python prepares batch N+1 while DuckDB (which releases the GIL) normalises batch N; segments
-        are still committed one at a time, in order."""
-        counts = LoadCounts()
-        batch = _Batch(self._scratch)
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ctmirror-flush") as flusher:
-            in_flight: Future | None = None
-
-            def hand_over(full: _Batch, end: dict) -> None:
-                nonlocal in_flight
-                if in_flight is not None:
-                    in_flight.result()
-                full.close_files()
-                in_flight = flusher.submit(self._flush, full, counts, end=end)
-
+        """Consumes every pending receipt, reading each from raw/."""
+        with self.session() as feed:
             for receipt, start in self.pending():
-                batch.receipts.append(receipt)
-                for index, candidate in enumerate(iter_candidates(self.raw.path_of(receipt))):
-                    if index < start:
-                        continue
-                    self._take(batch, receipt, candidate)
-                    if self.on_record:
-                        self.on_record(1)
-                    if batch.staged >= self.batch_records or batch.staged_bytes >= self.batch_bytes:
-                        hand_over(batch, {"receipt_id": receipt.receipt_id, "next_index": index + 1})
-                        batch = _Batch(self._scratch, receipts=[receipt])
-                # The receipt is whole: the flush that carries this batch records it consumed in full.
-                batch.end = {"receipt_id": receipt.receipt_id, "next_index": None}
-            if batch.end is not None:
-                hand_over(batch, batch.end)
-            else:
-                batch.discard()
-            if in_flight is not None:
-                in_flight.result()
-        return counts
+                feed.add(receipt, iter_candidates(self.raw.path_of(receipt)), start)
+        return feed.counts
+
+    @contextmanager
+    def session(self) -> Iterator[_Feed]:
+        """A feed that takes receipts in order, with their candidates, as they arrive (a harvester hands each
+        page over once it is stored, so it is never read back or parsed again). Leaving the block flushes
+        the last batch; an error leaves it unflushed, to be consumed from raw/ by the next run."""
+        feed = _Feed(self)
+        try:
+            yield feed
+        except BaseException:
+            feed.abandon()
+            raise
+        feed.close()
 
     def _take(self, batch: _Batch, receipt: Receipt, candidate: Candidate) -> None:
-        problem = candidate.problem or self.shape.problem(candidate.study)
+        problem, nct_id = (candidate.problem, None) if candidate.problem else self.shape.problem_of_bytes(candidate.data)
         if problem:
-            nct_id = None
-            if isinstance(candidate.study, dict):
-                nct_id = ((candidate.study.get("protocolSection") or {}).get("identificationModule") or {}).get("nctId")
-                nct_id = nct_id if isinstance(nct_id, str) else None
-            batch.reject(receipt, candidate.locator, nct_id, problem, candidate.raw_text or "")
+            batch.reject(receipt, candidate.locator, nct_id, problem, candidate.text_for_quarantine())
         else:
-            batch.stage(receipt, candidate.locator, candidate.text or "")
+            batch.stage(receipt, candidate.locator, candidate.data)
 
     def _flush(self, batch: _Batch, counts: LoadCounts, *, end: dict) -> Segment:
         con = self.con
@@ -158,7 +148,13 @@ class Normalizer:
                         "SELECT nct_id, content_hash FROM read_parquet($files)", {"files": known})
         else:
             con.execute("CREATE OR REPLACE TEMP TABLE known_versions (nct_id VARCHAR, content_hash VARCHAR)")
-        con.execute(read_sql("stage/parse.sql"), {"staging": str(batch.staging_path)})
+        try:
+            con.execute(read_sql("stage/parse.sql"), {"staging": str(batch.staging_path)})
+        except duckdb.InvalidInputException:
+            # Something the fast validator let through (a raw control character in a skipped field, say)
+            # that DuckDB's parser refuses: find it with Python's strict parser, quarantine it, go on.
+            batch.restage_strictly()
+            con.execute(read_sql("stage/parse.sql"), {"staging": str(batch.staging_path)})
         con.execute(read_sql("stage/new_versions.sql"))
         segment_id, tmp = self.warehouse.new_segment_dir()
         for table in normalised_tables():
@@ -186,13 +182,69 @@ class Normalizer:
         return segment
 
 
+class _Feed:
+    """Python prepares batch N+1 while DuckDB (which releases the GIL) normalises batch N; segments are still
+    committed one at a time, in receipt order."""
+
+    def __init__(self, normalizer: Normalizer) -> None:
+        self.normalizer = normalizer
+        self.counts = LoadCounts()
+        self.batch = _Batch(normalizer._scratch)
+        self.flusher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ctmirror-flush")
+        self.in_flight: Future | None = None
+
+    def add(self, receipt: Receipt, candidates: Iterable[Candidate], start: int = 0) -> None:
+        n = self.normalizer
+        batch = self.batch
+        batch.receipts.append(receipt)
+        for index, candidate in enumerate(candidates):
+            if index < start:
+                continue
+            n._take(batch, receipt, candidate)
+            if n.on_record:
+                n.on_record(1)
+            if batch.staged >= n.batch_records or batch.staged_bytes >= n.batch_bytes:
+                self._hand_over(batch, {"receipt_id": receipt.receipt_id, "next_index": index + 1})
+                batch = self.batch = _Batch(n._scratch, receipts=[receipt])
+        # The receipt is whole: the flush that carries this batch records it consumed in full.
+        batch.end = {"receipt_id": receipt.receipt_id, "next_index": None}
+
+    def _hand_over(self, full: _Batch, end: dict) -> None:
+        if self.in_flight is not None:
+            self.in_flight.result()
+        full.close_files()
+        self.in_flight = self.flusher.submit(self.normalizer._flush, full, self.counts, end=end)
+
+    def close(self) -> None:
+        try:
+            if self.batch.end is not None:
+                self._hand_over(self.batch, self.batch.end)
+            else:
+                self.batch.discard()
+            if self.in_flight is not None:
+                self.in_flight.result()
+        finally:
+            self.flusher.shutdown()
+
+    def abandon(self) -> None:
+        try:
+            if self.in_flight is not None:
+                self.in_flight.result()
+        finally:
+            self.batch.discard()
+            self.flusher.shutdown()
+
+
+_STAGED_HEAD = re.compile(rb'^\{"o":\d+,"r":\d+,"l":"(?:[^"\\]|\\.)*"')
+
+
 class _Batch:
     """Scratch files of one batch: staged records and rejected ones, both NDJSON."""
 
     def __init__(self, scratch: Path, receipts: list[Receipt] | None = None) -> None:
         fd, name = tempfile.mkstemp(dir=scratch, suffix=".staging.ndjson")
         self.staging_path = Path(name)
-        self._staging = os.fdopen(fd, "w", encoding="utf-8")
+        self._staging = os.fdopen(fd, "wb")
         fd, name = tempfile.mkstemp(dir=scratch, suffix=".rejects.ndjson")
         self.rejects_path = Path(name)
         self._rejects = os.fdopen(fd, "w", encoding="utf-8")
@@ -203,11 +255,11 @@ class _Batch:
         self.problems: list[str] = []
         self.end: dict | None = None
 
-    def stage(self, receipt: Receipt, locator: str, text: str) -> None:
-        line = f'{{"o":{self.staged},"r":{receipt.receipt_id},"l":{json.dumps(locator)},"s":{text}}}\n'
-        self._staging.write(line)
+    def stage(self, receipt: Receipt, locator: str, data: bytes) -> None:
+        head = f'{{"o":{self.staged},"r":{receipt.receipt_id},"l":{json.dumps(locator)},"s":'.encode()
+        self._staging.write(head + data + b"}\n")
         self.staged += 1
-        self.staged_bytes += len(line)
+        self.staged_bytes += len(head) + len(data) + 2
 
     def reject(self, receipt: Receipt, locator: str, nct_id: str | None, reason: str, text: str) -> None:
         self._rejects.write(json.dumps({
@@ -217,6 +269,23 @@ class _Batch:
         self.rejected += 1
         if len(self.problems) < 20:
             self.problems.append(f"{receipt.origin} {locator}: {reason}")
+
+    def restage_strictly(self) -> None:
+        kept = self.staging_path.with_suffix(".strict")
+        by_id = {r.receipt_id: r for r in self.receipts}
+        with open(self.staging_path, "rb") as source, open(kept, "wb") as out, \
+                open(self.rejects_path, "a", encoding="utf-8") as rejects:
+            self._rejects = rejects
+            for line in source:
+                try:
+                    json.loads(line)
+                    out.write(line)
+                except ValueError as exc:
+                    head = json.loads(_STAGED_HEAD.match(line).group(0) + b"}")  # type: ignore[union-attr]
+                    self.staged -= 1
+                    self.reject(by_id[head["r"]], head["l"], None, f"not valid JSON: {exc}",
+                                line.decode("utf-8", "backslashreplace"))
+        os.replace(kept, self.staging_path)
 
     def close_files(self) -> None:
         self._staging.close()

@@ -109,7 +109,8 @@ class RawStore:
         try:
             with os.fdopen(fd, "wb") as out:
                 if compress:
-                    with zstandard.ZstdCompressor(level=3).stream_writer(out, closefd=False) as writer:
+                    # Level 1: raw/ is written once and read back only by rebuild; speed matters more than size.
+                    with zstandard.ZstdCompressor(level=1).stream_writer(out, closefd=False) as writer:
                         shutil.copyfileobj(src, writer, _CHUNK)
                 else:
                     shutil.copyfileobj(src, out, _CHUNK)

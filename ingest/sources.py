@@ -1,15 +1,16 @@
-"""Turns a received file into candidate study records, each with a locator saying where it was.
+"""Turns a received file into candidate study records: the record's JSON bytes, and a locator saying where
+it was. Nothing here parses a study: validation does that once, at C speed (ingest/validate.py).
 
 Accepted shapes, detected from the bytes (not the file name):
 - NDJSON, one v2 study object per line (a line may also hold a whole page response);
 - a v2 page response `{"studies": [...], "nextPageToken": ..., "totalCount": ...}`, also wrapped as
   `{"_source": ..., "response": <page>}` the way recorded pages are kept;
-- a single study as `/api/v2/studies/{nctId}` returns it, or a JSON list of studies;
+- a single study as `/api/v2/studies/{nctId}` returns it (pretty-printed or not), or a JSON list of studies;
 - a `.zip` of such files (the bulk `json.zip` holds one study file each);
 - any of these gzip- or zstd-compressed.
 
-Nothing here raises on bad data: a candidate that cannot be a record carries a `problem` and the text it
-had, so the loader can quarantine it.
+Nothing here raises on bad data: a candidate that cannot be a record carries a `problem` and the text it had,
+so the loader can quarantine it.
 """
 
 from __future__ import annotations
@@ -17,18 +18,34 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import re
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Optional
 
+import msgspec
 import zstandard
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _ZIP_MAGIC = b"PK\x03\x04"
 _EMPTY_ZIP_MAGIC = b"PK\x05\x06"
+_BOM = b"\xef\xbb\xbf"
+_PAGE_START = re.compile(rb'^\s*\{\s*"(studies|nextPageToken|totalCount)"\s*:')
+
+
+class Page(msgspec.Struct):
+    """A v2 page response with its studies left as raw JSON slices (split without being parsed)."""
+
+    studies: list[msgspec.Raw]
+    nextPageToken: Optional[str] = None  # noqa: N815 - the API's name
+    totalCount: Optional[int] = None  # noqa: N815
+
+
+_PAGE = msgspec.json.Decoder(Page)
+_RAW_LIST = msgspec.json.Decoder(list[msgspec.Raw])
 
 
 @dataclass(slots=True)
@@ -36,10 +53,14 @@ class Candidate:
     """One would-be study record."""
 
     locator: str
-    study: dict | None = None
-    text: str | None = None  # JSON text of the study, one line
-    problem: str | None = None
-    raw_text: str | None = None  # what was there, for quarantine
+    data: bytes | None = None  # the record's JSON, on one line
+    problem: str | None = None  # known bad before validation (empty file, not UTF-8, ...)
+    raw_text: str | None = None  # what was there, for quarantine, when `data` is None
+
+    def text_for_quarantine(self) -> str:
+        if self.raw_text is not None:
+            return self.raw_text
+        return (self.data or b"").decode("utf-8", "backslashreplace")
 
 
 def compression_of(head: bytes) -> str | None:
@@ -53,14 +74,13 @@ def compression_of(head: bytes) -> str | None:
 
 
 def open_decompressed(path: Path) -> BinaryIO:
-    """The file's content as a stream, whether stored plain, gzip or zstd."""
+    """The file's content as a buffered stream, whether stored plain, gzip or zstd."""
     raw = open(path, "rb")
     kind = compression_of(raw.read(4))
     raw.seek(0)
     if kind == "gzip":
-        return gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]
+        return io.BufferedReader(gzip.GzipFile(fileobj=raw), buffer_size=1 << 20)  # type: ignore[arg-type]
     if kind == "zstd":
-        # The zstd reader has no readline; buffering gives it one.
         reader = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
         return io.BufferedReader(reader, buffer_size=1 << 20)  # type: ignore[arg-type]
     return raw
@@ -80,6 +100,17 @@ def iter_candidates(path: Path) -> Iterator[Candidate]:
         yield Candidate("file", problem=f"cannot decompress: {type(exc).__name__}: {exc}", raw_text="")
 
 
+def parse_page(body: bytes) -> tuple[dict, list[Candidate]]:
+    """A v2 page response split once: its other keys and its studies as candidates (raw slices).
+    ValueError when it is not a whole, well-formed page (a cut-short body, say)."""
+    try:
+        page = _PAGE.decode(body)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise ValueError(f"not a whole v2 page response: {exc}") from exc
+    meta = {"nextPageToken": page.nextPageToken, "totalCount": page.totalCount, "studies": None}
+    return meta, [_raw_candidate(bytes(raw), f"studies[{i}]") for i, raw in enumerate(page.studies)]
+
+
 def _zip_candidates(path: Path) -> Iterator[Candidate]:
     try:
         archive = zipfile.ZipFile(path)
@@ -96,114 +127,119 @@ def _zip_candidates(path: Path) -> Iterator[Candidate]:
             except (zipfile.BadZipFile, OSError, EOFError) as exc:
                 yield Candidate(f"member {member}", problem=f"unreadable zip member: {exc}", raw_text="")
                 continue
-            for candidate in _stream_candidates(io.BytesIO(data)):
-                candidate.locator = f"member {member}" + ("" if candidate.locator == "document" else f" {candidate.locator}")
-                yield candidate
+            # A bulk member is one study document: no line-by-line probing, one candidate.
+            yield from _document_candidates(data, f"member {member}")
 
 
 def _stream_candidates(stream: BinaryIO) -> Iterator[Candidate]:
+    head = stream.peek(256)[:256] if hasattr(stream, "peek") else b""
+    if _PAGE_START.match(head.removeprefix(_BOM)):
+        yield from _document_candidates(stream.read(), "document")
+        return
     first = stream.readline()
     while first and not first.strip():
         first = stream.readline()
     if not first:
         yield Candidate("document", problem="empty file: no records", raw_text="")
         return
-    first_value = _try_json(first)
-    if isinstance(first_value, (dict, list)):
-        # One complete JSON value on the first line: NDJSON (a one-line single document is the same case).
-        yield from _ndjson_candidates(first, first_value, stream)
+    if _is_json_value(first):
+        # One complete JSON value on the first line: NDJSON (a one-line document is the same case).
+        yield from _ndjson_candidates(first, stream)
         return
     rest = stream.read()
-    whole = first + rest
-    try:
-        text = whole.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        if _looks_like_ndjson(rest):
-            yield from _ndjson_candidates(first, None, io.BytesIO(rest))
-        else:
-            yield Candidate("document", problem=f"not UTF-8: invalid byte at offset {exc.start}",
-                            raw_text=whole.decode("utf-8", "backslashreplace"))
+    if _looks_like_ndjson(rest):
+        yield from _ndjson_candidates(first, io.BytesIO(rest))
         return
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        if _looks_like_ndjson(rest):
-            yield from _ndjson_candidates(first, None, io.BytesIO(rest))
-        else:
-            yield Candidate("document", problem=f"not valid JSON: {exc}", raw_text=text)
+    yield from _document_candidates(first + rest, "document")
+
+
+def _document_candidates(data: bytes, locator: str) -> Iterator[Candidate]:
+    """One JSON document: a study, a list of studies, a page, or a recorded page."""
+    data = data.removeprefix(_BOM).strip()
+    if not data:
+        yield Candidate(locator, problem="empty file: no records", raw_text="")
         return
-    # Pretty-printed JSON has newlines only between tokens (inside strings they are escaped).
-    one_line = " ".join(text.split("\n")).replace("\r", " ")
-    yield from _document_candidates(document, "document", one_line)
+    prefix = "" if locator == "document" else f"{locator} "
+    if _PAGE_START.match(data):
+        try:
+            _meta, candidates = parse_page(data)
+        except ValueError:
+            problem = _page_problem(data)
+            if problem:
+                yield Candidate(locator, problem=problem, raw_text=data.decode("utf-8", "backslashreplace"))
+                return
+            # otherwise not a page after all: validating the whole document says what is wrong
+        else:
+            for candidate in candidates:
+                candidate.locator = prefix + candidate.locator
+                yield candidate
+            return
+    if data.startswith(b"["):
+        try:
+            items = _RAW_LIST.decode(data)
+        except msgspec.DecodeError:
+            pass
+        else:
+            for index, raw in enumerate(items):
+                yield _raw_candidate(bytes(raw), f"{prefix}[{index}]")
+            return
+    if b'"_source"' in data[:200] and b'"response"' in data:
+        yield from _recorded_page(data, locator)
+        return
+    yield _raw_candidate(data, locator)
+
+
+def _page_problem(data: bytes) -> str | None:
+    try:
+        document = json.loads(data)
+    except ValueError:
+        return None
+    if isinstance(document, dict) and "studies" in document and not isinstance(document["studies"], list):
+        return f"page response: 'studies' is {type(document['studies']).__name__}, expected a list"
+    return None
+
+
+def _recorded_page(data: bytes, locator: str) -> Iterator[Candidate]:
+    """`{"_source": ..., "response": <page or study>}`, the way recorded API answers are kept."""
+    try:
+        document = json.loads(data)
+    except ValueError:
+        yield _raw_candidate(data, locator)
+        return
+    response = document.get("response") if isinstance(document, dict) else None
+    if response is None:
+        yield _raw_candidate(data, locator)
+        return
+    yield from _document_candidates(json.dumps(response, ensure_ascii=False).encode(), locator)
+
+
+def _raw_candidate(data: bytes, locator: str) -> Candidate:
+    # Pretty-printed JSON has raw newlines only between tokens (inside strings they are escaped).
+    if b"\n" in data or b"\r" in data:
+        data = data.replace(b"\r", b" ").replace(b"\n", b" ")
+    return Candidate(locator, data=data)
 
 
 def _looks_like_ndjson(rest: bytes) -> bool:
-    for line in rest.splitlines()[:20]:
-        if isinstance(_try_json(line), dict):
-            return True
-    return False
+    return any(_is_json_value(line) for line in rest.splitlines()[:20])
 
 
-def _ndjson_candidates(first: bytes, first_value: object, stream: BinaryIO) -> Iterator[Candidate]:
+def _ndjson_candidates(first: bytes, stream: BinaryIO) -> Iterator[Candidate]:
     line_no = 1
-    yield from _line_candidates(first, line_no, first_value)
+    yield from _line_candidates(first, line_no)
     for line in stream:
         line_no += 1
         if line.strip():
-            yield from _line_candidates(line, line_no, None)
+            yield from _line_candidates(line, line_no)
 
 
-def _line_candidates(line: bytes, line_no: int, parsed: object) -> Iterator[Candidate]:
-    locator = f"line {line_no}"
+def _line_candidates(line: bytes, line_no: int) -> Iterator[Candidate]:
+    yield from _document_candidates(line, f"line {line_no}")
+
+
+def _is_json_value(line: bytes) -> bool:
     try:
-        text = line.decode("utf-8-sig").strip()
-    except UnicodeDecodeError as exc:
-        yield Candidate(locator, problem=f"not UTF-8: invalid byte at offset {exc.start} of the line",
-                        raw_text=line.decode("utf-8", "backslashreplace").strip())
-        return
-    if parsed is None:
-        try:
-            parsed = json.loads(text)
-        except json.JSONDecodeError as exc:
-            reason = "truncated JSON" if "Unterminated" in exc.msg or "Expecting" in exc.msg else "not valid JSON"
-            yield Candidate(locator, problem=f"{reason}: {exc}", raw_text=text)
-            return
-    yield from _document_candidates(parsed, locator, text)
-
-
-def _document_candidates(document: object, locator: str, text: str) -> Iterator[Candidate]:
-    """A parsed JSON document: a study, a list of studies, a page, or a recorded page."""
-    if isinstance(document, dict) and "response" in document and "_source" in document:
-        document = document["response"]
-        text = None  # type: ignore[assignment]
-    if isinstance(document, dict) and "studies" in document and "protocolSection" not in document:
-        studies = document["studies"]
-        if not isinstance(studies, list):
-            yield Candidate(locator, problem=f"page response: 'studies' is {type(studies).__name__}, expected a list",
-                            raw_text=json.dumps(document))
-            return
-        prefix = "" if locator == "document" else f"{locator} "
-        for index, study in enumerate(studies):
-            yield _study_candidate(study, f"{prefix}studies[{index}]", None)
-        return
-    if isinstance(document, list):
-        prefix = "" if locator == "document" else f"{locator} "
-        for index, study in enumerate(document):
-            yield _study_candidate(study, f"{prefix}[{index}]", None)
-        return
-    yield _study_candidate(document, locator, text)
-
-
-def _study_candidate(study: object, locator: str, text: str | None) -> Candidate:
-    if text is None:
-        text = json.dumps(study)
-    return Candidate(locator, study=study if isinstance(study, dict) else None, text=text,
-                     raw_text=text, problem=None if isinstance(study, dict) else
-                     f"expected a study object, got {type(study).__name__}")
-
-
-def _try_json(line: bytes) -> object:
-    try:
-        return json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return None
+        msgspec.json.decode(line.removeprefix(_BOM))
+        return True
+    except msgspec.DecodeError:
+        return False

@@ -7,7 +7,12 @@ A record that fails is quarantined with the message this module returns; it is n
 
 from __future__ import annotations
 
+import json
+import keyword
 import re
+from typing import Annotated, Literal, Optional
+
+import msgspec
 
 _STATUS = {
     "ACTIVE_NOT_RECRUITING", "COMPLETED", "ENROLLING_BY_INVITATION", "NOT_YET_RECRUITING", "RECRUITING",
@@ -54,16 +59,48 @@ _JSON_TYPE_NAMES = {dict: "an object", list: "a list", str: "a string", bool: "t
                     int: "a number", float: "a number", type(None): "null"}
 
 
-class RecordShape:
-    """The validator for one structure (parsed from `study_structure()`), compiled once into closures.
+_REQUIRED = ("protocolSection", "protocolSection.identificationModule", "protocolSection.identificationModule.nctId")
 
-    Checkers return None, or (path parts, message) so that paths are only built for bad records: a study
-    can have hundreds of locations and this runs for every record loaded.
+
+class RecordShape:
+    """The validator for one structure (parsed from `study_structure()`).
+
+    Fast path: msgspec decodes the record's bytes into typed structs generated from the structure (C speed,
+    unknown fields skipped, no Python objects built for what we do not read). Slow path, for records it
+    rejects: a full parse and a walk of closures compiled from the same structure, which names the field,
+    the index and what was expected. Checkers return None or (path parts, message), so paths are only
+    built for bad records.
     """
 
     def __init__(self, structure: dict) -> None:
         self.structure = structure
         self._check = _compile(structure, "")
+        self._typed = msgspec.json.Decoder(_typed(structure, "", [0]))
+
+    def problem_of_bytes(self, data: bytes) -> tuple[str | None, str | None]:
+        """(None, None) for a good record; else (reason, the nctId when one could be read)."""
+        if not data.isascii():  # msgspec does not check the bytes of fields it skips
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return f"not UTF-8: invalid byte at offset {exc.start}", None
+        try:
+            self._typed.decode(data)
+            return None, None
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            fast_reason = str(exc)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return f"not UTF-8: invalid byte at offset {exc.start}", None
+        try:
+            record = json.loads(text)
+        except json.JSONDecodeError as exc:
+            truncated = "Unterminated" in exc.msg or exc.pos >= len(text.rstrip()) - 1  # it stops where the text does
+            return f"{'truncated JSON' if truncated else 'not valid JSON'}: {exc}", None
+        nct_id = _dig(record, ("protocolSection", "identificationModule", "nctId")) if isinstance(record, dict) else None
+        reason = self.problem(record) or f"rejected: {fast_reason}"
+        return reason, nct_id if isinstance(nct_id, str) else None
 
     def problem(self, record: object) -> str | None:
         """None for a good record, else one specific sentence naming the field and what was expected."""
@@ -161,6 +198,37 @@ def _compile_leaf(type_name: str, rule_path: str):
     if type_name == "BOOLEAN":
         return lambda value: None if type(value) is bool else ([], f"expected true or false, got {_describe(value)}")
     raise ValueError(f"study_structure() uses a type the validator does not know: {type_name}")
+
+
+def _typed(node: object, path: str, counter: list[int]) -> object:
+    """msgspec types for the structure: every field optional (null allowed) but the nctId and the modules
+    holding it, enumerations as Literals, partial dates by pattern."""
+    if isinstance(node, dict):
+        fields, rename = [], {}
+        for key, sub in node.items():
+            sub_path = f"{path}.{key}" if path else key
+            name = f"{key}_" if keyword.iskeyword(key) else key
+            if name != key:
+                rename[name] = key
+            sub_type = _typed(sub, sub_path, counter)
+            if sub_path == "protocolSection.identificationModule.nctId":
+                sub_type = Annotated[str, msgspec.Meta(pattern=NCT_ID.pattern)]
+            if sub_path in _REQUIRED:
+                fields.append((name, sub_type))
+            else:
+                fields.append((name, Optional[sub_type], None))
+        counter[0] += 1
+        fields.sort(key=lambda f: len(f) == 3)  # required fields first, as Python requires
+        return msgspec.defstruct(f"Shape{counter[0]}", fields, rename=rename or None)
+    if isinstance(node, list):
+        return list[Optional[_typed(node[0], path, counter)]]  # type: ignore[misc]
+    if node == "VARCHAR":
+        if path in ENUMS:
+            return Literal[tuple(sorted(ENUMS[path]))]  # type: ignore[return-value]
+        if path in DATE_PATHS:
+            return Annotated[str, msgspec.Meta(pattern=_PARTIAL_DATE.pattern)]
+        return str
+    return {"BIGINT": int, "DOUBLE": float, "BOOLEAN": bool}[node]  # type: ignore[index]
 
 
 def _dig(record: dict, keys: tuple[str, ...]) -> object:

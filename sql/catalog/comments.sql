@@ -208,3 +208,20 @@ COMMENT ON COLUMN registry_removals.removed_on IS 'the day of the sync that foun
 COMMENT ON COLUMN registry_removals.detected_at IS 'when (UTC)';
 COMMENT ON COLUMN registry_removals.run_id IS 'the sync run (sync_runs.run_id)';
 COMMENT ON COLUMN registry_removals.merged_into IS 'the new ID when the old one now redirects (an alias), else NULL';
+
+COMMENT ON VIEW search_terms IS 'One row per searchable text of a current study, normalised as the matcher compares it (search_norm), with its search area.';
+COMMENT ON COLUMN search_terms.nct_id IS 'study';
+COMMENT ON COLUMN search_terms.content_hash IS 'version';
+COMMENT ON COLUMN search_terms.area IS 'the registry''s search area: Condition, BriefTitle, InterventionName, ConditionMeshTerm, ...';
+COMMENT ON COLUMN search_terms.norm IS 'search_norm(text): lower case, no accents or punctuation, plural s dropped, space-padded';
+
+COMMENT ON VIEW condition_links IS 'Synonyms the data teaches: a condition text of a current study and a MeSH term the registry derived from it.';
+COMMENT ON COLUMN condition_links.nct_id IS 'study that teaches the link';
+COMMENT ON COLUMN condition_links.content_hash IS 'version';
+COMMENT ON COLUMN condition_links.condition_norm IS 'the condition as written, normalised';
+COMMENT ON COLUMN condition_links.term_norm IS 'the MeSH term derived from it, normalised';
+
+COMMENT ON VIEW places IS 'One row per distinct site place (city, state, country) of a current study, normalised for location search.';
+COMMENT ON COLUMN places.nct_id IS 'study';
+COMMENT ON COLUMN places.content_hash IS 'version';
+COMMENT ON COLUMN places.norm IS 'search_norm of ''city , state , country''';

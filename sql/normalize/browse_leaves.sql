@@ -1,4 +1,5 @@
 -- browse_leaves: one row per browse leaf (the registry's topic index) of a study version, with relevance.
+-- key: nct_id, content_hash, domain, ordinal
 SELECT nct_id, content_hash, domain, ordinal, b.id AS leaf_id, b.name AS name, b.asFound AS as_found,
        b.relevance AS relevance
 FROM (
@@ -8,4 +9,3 @@ FROM (
     SELECT nct_id, content_hash, 'intervention', generate_subscripts(l, 1), unnest(l)
     FROM (SELECT nct_id, content_hash, d.derivedSection.interventionBrowseModule.browseLeaves AS l FROM new_versions)
 )
-ORDER BY nct_id, content_hash, domain, ordinal

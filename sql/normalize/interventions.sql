@@ -1,4 +1,5 @@
 -- interventions: one row per intervention of a study version.
+-- key: nct_id, content_hash, ordinal
 SELECT
     nct_id, content_hash, ordinal,
     i.type AS intervention_type_code,
@@ -11,4 +12,3 @@ FROM (
     SELECT nct_id, content_hash, generate_subscripts(l, 1) AS ordinal, unnest(l) AS i
     FROM (SELECT nct_id, content_hash, d.protocolSection.armsInterventionsModule.interventions AS l FROM new_versions)
 )
-ORDER BY nct_id, content_hash, ordinal

@@ -1,4 +1,5 @@
 -- outcomes: one row per primary, secondary or other outcome measure of a study version.
+-- key: nct_id, content_hash, outcome_type, ordinal
 SELECT nct_id, content_hash, outcome_type, ordinal, o.measure AS measure, o.description AS description,
        o.timeFrame AS time_frame
 FROM (
@@ -11,4 +12,3 @@ FROM (
     SELECT nct_id, content_hash, 'OTHER', generate_subscripts(l, 1), unnest(l)
     FROM (SELECT nct_id, content_hash, d.protocolSection.outcomesModule.otherOutcomes AS l FROM new_versions)
 )
-ORDER BY nct_id, content_hash, outcome_type, ordinal

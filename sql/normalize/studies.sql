@@ -1,4 +1,5 @@
 -- studies: one row per study version: the scalar fields of the record (the catalog keeps the current one).
+-- key: nct_id, content_hash
 SELECT
     nct_id,
     content_hash,
@@ -58,4 +59,3 @@ SELECT
     -- A record fetched with `fields=` lacks whole modules; flag it rather than pretend the fields are empty.
     (ps.statusModule IS NULL OR ps.designModule IS NULL) AS is_partial_record
 FROM (SELECT nct_id, content_hash, d, d.protocolSection AS ps FROM new_versions)
-ORDER BY nct_id, content_hash

@@ -1,4 +1,5 @@
 -- study_versions: one row per distinct version of a study ever seen, with its raw JSON.
+-- key: nct_id, content_hash
 SELECT
     nct_id,
     content_hash,
@@ -11,4 +12,3 @@ SELECT
     locator,
     raw
 FROM new_versions
-ORDER BY nct_id, content_hash

@@ -52,16 +52,17 @@ CREATE OR REPLACE MACRO age_days(s) AS
 -- common typographic marks) turned to spaces, runs of spaces folded, a plain plural 's' dropped, one space
 -- padding each side. A phrase matches a text when search_norm(text) contains search_norm(phrase): whole words
 -- only, so 'ASA' never matches 'Glasgow', and 'Non-Alcoholic' matches 'non alcoholic'. Letters of every
--- script are kept. (translate rather than a Unicode regex: the regex costs ~5 ms to compile in every query.)
+-- script are kept. (translate rather than a Unicode regex, which costs ~5 ms to compile in every query; accents are
+-- stripped only from text that has non-ASCII characters, strlen counting bytes and length characters.)
 CREATE OR REPLACE MACRO search_punctuation() AS
     '!"#$%&''()*+,-./:;<=>?@[\]^_`{|}~–—‘’“”•·…®™°±×§¶«»¿¡' || chr(9) || chr(10) || chr(13) || chr(160);
 
 CREATE OR REPLACE MACRO search_norm(s) AS
     regexp_replace(
         regexp_replace(
-            translate(' ' || strip_accents(lower(s)) || ' ', search_punctuation(),
-                      repeat(' ', length(search_punctuation()))),
-            ' +', ' ', 'g'),
+            translate(' ' || lower(CASE WHEN strlen(s) = length(s) THEN s ELSE strip_accents(s) END) || ' ',
+                      search_punctuation(), repeat(' ', length(search_punctuation()))),
+            '  +', ' ', 'g'),
         '(\S{3})s ', '\1 ', 'g');
 
 -- longest_token(phrase): the phrase's longest word, the index key most likely to be rare.

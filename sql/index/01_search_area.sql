@@ -1,0 +1,14 @@
+-- search_area: which search field each area belongs to, at which weight. query.cond's areas and weights are
+-- the v2 API's documented ones; query.intr's areas are documented, their weights are ours; `term` (search's free
+-- text) uses the BasicSearch weights.
+CREATE TABLE search_area AS
+SELECT * FROM (VALUES
+    ('Condition', 'condition', 0.95), ('BriefTitle', 'condition', 0.6), ('OfficialTitle', 'condition', 0.55),
+    ('ConditionMeshTerm', 'condition', 0.5), ('ConditionAncestorTerm', 'condition', 0.4), ('Keyword', 'condition', 0.3),
+    ('InterventionName', 'intervention', 0.95), ('InterventionOtherName', 'intervention', 0.9),
+    ('InterventionMeshTerm', 'intervention', 0.5), ('ArmGroupLabel', 'intervention', 0.45),
+    ('ArmGroupDescription', 'intervention', 0.45), ('InterventionAncestorTerm', 'intervention', 0.4),
+    ('NCTId', 'term', 1.0), ('Acronym', 'term', 1.0), ('BriefTitle', 'term', 0.89), ('OfficialTitle', 'term', 0.85),
+    ('Condition', 'term', 0.81), ('InterventionName', 'term', 0.8), ('InterventionOtherName', 'term', 0.75),
+    ('Keyword', 'term', 0.6), ('BriefSummary', 'term', 0.6)
+) AS t(area, field, weight);
