@@ -197,7 +197,9 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
 
 
 DateOption = Annotated[Optional[str], typer.Option("--date-before", "--as-of",
-                                                   help="Cutoff date YYYY-MM-DD: only trials first posted by then.")]
+                                                   help="Cutoff date YYYY-MM-DD: answer as the registry stood then.")]
+HoldoutOption = Annotated[str, typer.Option("--holdout", help="strict (only what was published by the cutoff) "
+                                                              "or first_posted (the live API's rule).")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as the contract's JSON.")]
 
 
@@ -225,6 +227,7 @@ def search_trials_command(
     date_before: DateOption = None,
     phase_filter: Annotated[Optional[str], typer.Option("--phase", help="'PHASE3' or '(PHASE2 OR PHASE3)'.")] = None,
     max_results: Annotated[int, typer.Option("--max-results", help="At most this many trials.")] = 200,
+    holdout: HoldoutOption = "strict",
     as_json: JsonOption = False,
 ) -> None:
     """Trials for a drug in a condition, most relevant first.
@@ -234,7 +237,7 @@ def search_trials_command(
     from ctmirror.render import table
 
     with open_mirror() as m:
-        trials = m.search_trials(drug, condition, date_before, phase_filter, max_results)
+        trials = m.search_trials(drug, condition, date_before, phase_filter, max_results, holdout)
     if as_json:
         return emit_json(trials)
     typer.echo(table([t.model_dump() for t in trials],
@@ -246,6 +249,7 @@ def whitespace(
     drug: Annotated[str, typer.Argument(help="Drug name.")],
     condition: Annotated[str, typer.Argument(help="Candidate indication.")],
     date_before: DateOption = None,
+    holdout: HoldoutOption = "strict",
     as_json: JsonOption = False,
 ) -> None:
     """Is this drug-condition pair untested? With other drugs tested for the condition when it is.
@@ -255,7 +259,7 @@ def whitespace(
     from ctmirror.render import key_values, table
 
     with open_mirror() as m:
-        result = m.detect_whitespace(drug, condition, date_before)
+        result = m.detect_whitespace(drug, condition, date_before, holdout)
     if as_json:
         return emit_json(result)
     typer.echo(key_values([("is_whitespace", result.is_whitespace), ("exact_match_count", result.exact_match_count),
@@ -272,6 +276,7 @@ def landscape(
     condition: Annotated[str, typer.Argument(help="Disease or condition.")],
     date_before: DateOption = None,
     top_n: Annotated[int, typer.Option("--top", help="Top N competitors.")] = 50,
+    holdout: HoldoutOption = "strict",
     as_json: JsonOption = False,
 ) -> None:
     """Who competes in a condition and how far along they are.
@@ -281,7 +286,7 @@ def landscape(
     from ctmirror.render import table
 
     with open_mirror() as m:
-        result = m.get_landscape(condition, date_before, top_n)
+        result = m.get_landscape(condition, date_before, top_n, holdout)
     if as_json:
         return emit_json(result)
     typer.echo(f"trials: {result.total_trial_count}   phases: "
@@ -300,6 +305,7 @@ def terminated(
     query: Annotated[str, typer.Argument(help="A drug, a drug class or a condition.")],
     date_before: DateOption = None,
     max_results: Annotated[int, typer.Option("--max-results", help="At most this many trials.")] = 100,
+    holdout: HoldoutOption = "strict",
     as_json: JsonOption = False,
 ) -> None:
     """Terminated, withdrawn and suspended trials, with why they stopped.
@@ -309,7 +315,7 @@ def terminated(
     from ctmirror.render import table
 
     with open_mirror() as m:
-        trials = m.get_terminated(query, date_before, max_results)
+        trials = m.get_terminated(query, date_before, max_results, holdout)
     if as_json:
         return emit_json(trials)
     typer.echo(table([t.model_dump() for t in trials],
@@ -371,6 +377,7 @@ def search(
     date_before: DateOption = None,
     page_size: Annotated[int, typer.Option(help="1 to 200.")] = 50,
     cursor: Annotated[Optional[str], typer.Option(help="pagination.cursor of the previous page.")] = None,
+    holdout: HoldoutOption = "strict",
     as_json: JsonOption = False,
 ) -> None:
     """Paginated search with filters, as the search contract: items and a cursor for the next page.
@@ -381,12 +388,76 @@ def search(
 
     with open_mirror() as m:
         page = m.search(query, condition, intervention, status, location, phase, eligibility, min_age, max_age,
-                        sex, study_type, date_before, page_size, cursor)
+                        sex, study_type, date_before, page_size, cursor, holdout)
     if as_json:
         return emit_json(page.contract_json())
     typer.echo(table([i.model_dump() for i in page.items], ["id", "phase", "status", "sponsor", "title"]))
     typer.echo(f"\n{page.pagination.total_count} found" +
                (f"; next page: --cursor {page.pagination.cursor}" if page.pagination.cursor else ""))
+
+
+@app.command()
+def snapshot(
+    as_of: Annotated[str, typer.Option("--as-of", help="Cutoff date YYYY-MM-DD.")],
+    out: Annotated[Path, typer.Option("--out", help="Folder to create (must not exist).")],
+    state: Annotated[Optional[str], typer.Option("--state", help="A kept state (default: the current one).")] = None,
+) -> None:
+    """Write a frozen, self-contained strict as-of snapshot that Mirror(DIR) and `-w DIR` open like a warehouse.
+
+    Example: ctmirror snapshot --as-of 2019-06-01 --out snapshots/2019-06-01
+    """
+    from ctmirror import arguments
+    from ctmirror.snapshot import build_snapshot
+
+    warehouse = open_warehouse()
+    manifest = build_snapshot(warehouse, arguments.cutoff(as_of), out, state=warehouse.state(state))
+    typer.echo(f"snapshot of state {manifest['source_state']} as of {manifest['cutoff']} (strict) in {out}: "
+               f"{manifest['studies']:,} studies ({manifest['exact_studies']:,} exact), content hash "
+               f"{manifest['content_hash']}")
+
+
+@app.command()
+def pin(state: Annotated[str, typer.Argument(help="A published state id (see `ctmirror status`).")],
+        remove: Annotated[bool, typer.Option("--remove", help="Unpin instead.")] = False) -> None:
+    """Keep a published state past the retention of the last N, so a backtest can reopen it later.
+
+    Example: ctmirror pin 000042
+    """
+    warehouse = open_warehouse()
+    with warehouse.writing():
+        warehouse.state(state)  # exists?
+        pinned = warehouse.set_pinned(state, not remove)
+    typer.echo(f"pinned states: {', '.join(sorted(pinned)) or 'none'}")
+
+
+@app.command()
+def history(
+    nct_ids: Annotated[Optional[list[str]], typer.Argument(help="NCT IDs whose past versions to fetch.")] = None,
+    from_file: Annotated[Optional[Path], typer.Option("--from-file", help="A file of NCT IDs, one a line.")] = None,
+    base_url: Annotated[str, typer.Option("--base-url", envvar="CTMIRROR_BASE_URL",
+                                          help="Website host.")] = "https://clinicaltrials.gov",
+    interval: Annotated[float, typer.Option("--interval", help="Minimum seconds between requests.")] = 1.2,
+) -> None:
+    """Fetch studies' past versions from the website's (undocumented, unstable) history endpoints into
+    study_versions, so strict as-of answers for them are exact. Resumable like sync.
+
+    Example: ctmirror history NCT00711542 NCT05144685
+    """
+    from ctmirror import arguments
+    from ingest.history import fetch_history
+
+    ids = list(nct_ids or [])
+    if from_file:
+        ids += [line.strip() for line in from_file.read_text().splitlines() if line.strip()]
+    if not ids:
+        raise InvalidArgument("give NCT IDs or --from-file")
+    ids = [arguments.nct_id(i) for i in ids]
+    progress = SyncProgress()
+    try:
+        result = fetch_history(open_warehouse(), ids, base_url=base_url, min_interval=interval, progress=progress)
+    finally:
+        progress.close()
+    typer.echo(result.summary)
 
 
 def main() -> None:

@@ -22,35 +22,61 @@ MAX_RESULTS = 10_000
 CURSOR_VERSION = 1
 
 
+HOLDOUTS = ("strict", "first_posted")
+
+
 class Methods:
-    """Mixed into Mirror; `self.rows(sql, params)` runs on the mirror's read-only connection."""
+    """Mixed into Mirror; `self.rows(sql, params)` runs on the mirror's read-only connection.
+
+    date_before and holdout: with holdout="strict" (the default) a method answers from the strict as-of
+    snapshot at date_before (sql/asof/: only what the registry had published by then); with
+    holdout="first_posted" it filters current data to trials first posted by date_before (the source design's
+    rule, for parity with the live API). A mirror pinned with as_of= always answers as of its cutoff.
+    """
+
+    def _scope(self: Mirror, date_before: object, holdout: str) -> tuple[Mirror, date | None]:
+        cutoff = arg.cutoff(date_before)
+        if holdout not in HOLDOUTS:
+            raise InvalidArgument(f"holdout must be one of: {', '.join(HOLDOUTS)}", invalid_input=holdout,
+                                  recovery_hint="use holdout='strict' (leakage-safe) or 'first_posted'")
+        if self.as_of is not None:
+            if cutoff is not None and cutoff > self.as_of:
+                raise InvalidArgument(f"date_before {cutoff} is after this mirror's cutoff {self.as_of}",
+                                      invalid_input=str(cutoff), recovery_hint="use a date on or before the cutoff")
+            return self, cutoff
+        if cutoff is None or holdout == "first_posted":
+            return self, cutoff
+        return self.snapshot_at(cutoff), cutoff
 
     def search_trials(self: Mirror, drug: str, condition: str, date_before: date | str | None = None,
-                      phase_filter: str | None = None, max_results: int = 200) -> list[Trial]:
-        rows = self.rows(read_sql("calls/search_trials.sql"), {
+                      phase_filter: str | None = None, max_results: int = 200, holdout: str = "strict") -> list[Trial]:
+        mirror, cutoff = self._scope(date_before, holdout)
+        rows = mirror.rows(read_sql("calls/search_trials.sql"), {
             "drug": arg.text("drug", drug), "condition": arg.text("condition", condition),
-            "date_before": arg.cutoff(date_before), "phase_filter": arg.phase_filter(phase_filter),
+            "date_before": cutoff, "phase_filter": arg.phase_filter(phase_filter),
             "max_results": arg.bounded("max_results", max_results, 1, MAX_RESULTS)})
         return [Trial.model_validate(row) for row in rows]
 
-    def detect_whitespace(self: Mirror, drug: str, condition: str,
-                          date_before: date | str | None = None) -> WhitespaceResult:
-        [row] = self.rows(read_sql("calls/detect_whitespace.sql"), {
-            "drug": arg.text("drug", drug), "condition": arg.text("condition", condition),
-            "date_before": arg.cutoff(date_before)})
+    def detect_whitespace(self: Mirror, drug: str, condition: str, date_before: date | str | None = None,
+                          holdout: str = "strict") -> WhitespaceResult:
+        mirror, cutoff = self._scope(date_before, holdout)
+        [row] = mirror.rows(read_sql("calls/detect_whitespace.sql"), {
+            "drug": arg.text("drug", drug), "condition": arg.text("condition", condition), "date_before": cutoff})
         return WhitespaceResult.model_validate(row)
 
     def get_landscape(self: Mirror, condition: str, date_before: date | str | None = None,
-                      top_n: int = 50) -> ConditionLandscape:
-        [row] = self.rows(read_sql("calls/get_landscape.sql"), {
-            "condition": arg.text("condition", condition), "date_before": arg.cutoff(date_before),
+                      top_n: int = 50, holdout: str = "strict") -> ConditionLandscape:
+        mirror, cutoff = self._scope(date_before, holdout)
+        [row] = mirror.rows(read_sql("calls/get_landscape.sql"), {
+            "condition": arg.text("condition", condition), "date_before": cutoff,
             "top_n": arg.bounded("top_n", top_n, 1, 1000)})
         return ConditionLandscape.model_validate(row)
 
     def get_terminated(self: Mirror, query: str, date_before: date | str | None = None,
-                       max_results: int = 100) -> list[TerminatedTrial]:
-        rows = self.rows(read_sql("calls/get_terminated.sql"), {
-            "query": arg.text("query", query), "date_before": arg.cutoff(date_before),
+                       max_results: int = 100, holdout: str = "strict") -> list[TerminatedTrial]:
+        mirror, cutoff = self._scope(date_before, holdout)
+        rows = mirror.rows(read_sql("calls/get_terminated.sql"), {
+            "query": arg.text("query", query), "date_before": cutoff,
             "max_results": arg.bounded("max_results", max_results, 1, MAX_RESULTS)})
         return [TerminatedTrial.model_validate(row) for row in rows]
 
@@ -67,7 +93,7 @@ class Methods:
                location: str | None = None, phase: str | None = None, eligibility_keywords: str | None = None,
                min_age: int | str | None = None, max_age: int | str | None = None, sex: str | None = None,
                study_type: str | None = None, date_before: date | str | None = None, page_size: int = 50,
-               cursor: str | None = None) -> PaginationEnvelope:
+               cursor: str | None = None, holdout: str = "strict") -> PaginationEnvelope:
         """The paginated search of contracts 001/002. All filters are ANDed. A cursor is pinned to the
         warehouse state its first page came from, so paging sees every match exactly once even if a sync
         publishes in between (STATE_EXPIRED if that state is no longer kept: start again)."""
@@ -85,6 +111,7 @@ class Methods:
             "study_type": None if study_type is None else arg.one_of("study_type", study_type, arg.STUDY_TYPES),
             "date_before": arg.cutoff(date_before),
         }
+        scoped, params["date_before"] = self._scope(date_before, holdout)
         if params["sex"] == "ALL":
             params["sex"] = None
         if all(value is None for value in params.values()):
@@ -92,10 +119,10 @@ class Methods:
                                   recovery_hint="Add query, condition, intervention, status, location or phase.")
         size = arg.bounded("page_size", page_size, 1, 200)
         fingerprint = _fingerprint(params)
-        mirror, offset = self, 0
+        mirror, offset = scoped, 0
         if cursor is not None:
             state_id, offset = _read_cursor(cursor, fingerprint)
-            if state_id != self.state_id:
+            if state_id != scoped.state_id:
                 mirror = self.at_state(state_id)
         rows = mirror.rows(read_sql("calls/search_page.sql"), {**params, "limit": size, "offset": offset})
         total = mirror.rows(read_sql("calls/search_count.sql"), params)[0]["total"]

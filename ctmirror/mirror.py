@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import polars as pl
 
-from ctmirror.errors import WarehouseError
+from ctmirror import arguments
+from ctmirror.errors import InvalidArgument, WarehouseError
 from ctmirror.methods import Methods
 from ctmirror.warehouse import State, Warehouse
 
@@ -20,10 +23,23 @@ class Mirror(Methods):
     >>> m.sql("SELECT overall_status, count(*) AS n FROM studies GROUP BY ALL ORDER BY n DESC")
     """
 
-    def __init__(self, warehouse: str | Path | None = None, *, state: str | None = None) -> None:
+    def __init__(self, warehouse: str | Path | None = None, *, state: str | None = None,
+                 as_of: date | str | None = None) -> None:
         self.warehouse = Warehouse(warehouse)
-        self.state: State = self.warehouse.state(state)
-        self._pinned: dict[str, Mirror] = {}
+        self._pinned: dict[object, Mirror] = {}
+        self.as_of: date | None = None
+        manifest = self.warehouse.root / "snapshot.json"
+        if manifest.exists():  # a frozen snapshot folder: its own state, pinned to its cutoff
+            meta = json.loads(manifest.read_text())
+            self.state = State(f"snapshot-{meta['cutoff']}", self.warehouse.root, meta)
+            self.as_of = date.fromisoformat(meta["cutoff"])
+        else:
+            self.state = self.warehouse.state(state)
+        if as_of is not None and self.as_of is None:
+            self._delegate = self.snapshot_at(arguments.cutoff(as_of))
+            self.state, self.as_of = self._delegate.state, self._delegate.as_of
+            self.con = self._delegate.con
+            return
         try:
             self.con = duckdb.connect(str(self.state.catalog), read_only=True)
         except duckdb.Error as exc:
@@ -42,6 +58,42 @@ class Mirror(Methods):
         names = [d[0] for d in cursor.description]
         return [dict(zip(names, row)) for row in cursor.fetchall()]
 
+    def snapshot_at(self, cutoff: date) -> Mirror:
+        """The strict as-of snapshot of this mirror's state at `cutoff`, built on first use and kept under
+        warehouse/snapshots/ (a backtest asks the same cutoff thousands of times)."""
+        if self.as_of is not None:
+            if cutoff != self.as_of:
+                raise InvalidArgument(f"this mirror is pinned to {self.as_of}; it cannot answer as of {cutoff}",
+                                      invalid_input=str(cutoff),
+                                      recovery_hint="open the warehouse itself, or a snapshot at that cutoff")
+            return self
+        key = ("as_of", cutoff)
+        if key in self._pinned:
+            return self._pinned[key]
+        from ctmirror.snapshot import build_snapshot
+
+        folder = self.warehouse.root / "snapshots" / f"{self.state.state_id}-{cutoff.isoformat()}-strict"
+        if not (folder / "snapshot.json").exists():
+            try:
+                build_snapshot(self.warehouse, cutoff, folder, state=self.state)
+            except InvalidArgument:
+                pass  # another process built it meanwhile
+        self._pinned[key] = Mirror(folder)
+        return self._pinned[key]
+
+    def batch(self, calls: list[tuple[str, dict]]) -> list[Any]:
+        """Runs [(method name, keyword arguments), ...] in order and returns their results in order: a
+        backtest's calls against one pinned state, without per-call setup."""
+        allowed = {"search_trials", "detect_whitespace", "get_landscape", "get_terminated", "get_trial",
+                   "get_trial_details", "search"}
+        results = []
+        for name, kwargs in calls:
+            if name not in allowed:
+                raise InvalidArgument(f"unknown method {name!r}: one of {', '.join(sorted(allowed))}",
+                                      invalid_input=name)
+            results.append(getattr(self, name)(**kwargs))
+        return results
+
     def at_state(self, state_id: str) -> Mirror:
         """The same warehouse as it was at another kept state (StateNotFound if no longer kept)."""
         other = self._pinned.get(state_id)
@@ -52,7 +104,10 @@ class Mirror(Methods):
     def close(self) -> None:
         for other in self._pinned.values():
             other.close()
-        self.con.close()
+        if hasattr(self, "_delegate"):
+            self._delegate.close()
+        else:
+            self.con.close()
 
     def __enter__(self) -> Mirror:
         return self

@@ -40,6 +40,8 @@ class Trial(BaseModel):
     # ctmirror additions
     phases: list[str] = []  # the raw enum list behind `phase`
     relevance: float | None = None  # the match score the order comes from (search_trials only)
+    as_of_exact: bool | None = None  # false: reconstructed for a cutoff, not a version the registry published by then
+    version: str | None = None  # the content hash of the study version the row came from
 
 
 class Location(BaseModel):
@@ -77,6 +79,8 @@ class ConditionDrug(BaseModel):
     condition: str
     phase: str
     status: str
+    as_of_exact: bool | None = None  # false: reconstructed for a cutoff, not a version the registry published by then
+    version: str | None = None  # the content hash of the study version the row came from
 
 
 class WhitespaceResult(BaseModel):
@@ -96,6 +100,7 @@ class CompetitorEntry(BaseModel):
     statuses: set[str]
     total_enrollment: int = 0
     most_recent_start: str | None = None
+    as_of_exact: bool | None = None  # false when any of its trials was reconstructed for a cutoff
 
     @field_serializer("statuses")
     def _sorted_statuses(self, statuses: set[str]) -> list[str]:
@@ -108,6 +113,8 @@ class RecentStart(BaseModel):
     drug: str | None = None
     phase: str
     start_date: str | None = None  # ctmirror addition
+    as_of_exact: bool | None = None  # false: reconstructed for a cutoff, not a version the registry published by then
+    version: str | None = None  # the content hash of the study version the row came from
 
 
 class ConditionLandscape(BaseModel):
@@ -133,6 +140,8 @@ class TerminatedTrial(BaseModel):
     # ctmirror additions
     status: str | None = None
     relevance: float | None = None
+    as_of_exact: bool | None = None  # false: reconstructed for a cutoff, not a version the registry published by then
+    version: str | None = None  # the content hash of the study version the row came from
 
 
 class TrialSearchCandidate(BaseModel):
@@ -153,6 +162,8 @@ class TrialSearchCandidate(BaseModel):
     start_date: str | None = None
     primary_completion_date: str | None = None
     relevance: float | None = None
+    as_of_exact: bool | None = None  # false: reconstructed for a cutoff, not a version the registry published by then
+    version: str | None = None  # the content hash of the study version the row came from
 
 
 class Pagination(BaseModel):

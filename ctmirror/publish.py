@@ -22,9 +22,7 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES)
     state_id, path = warehouse.new_state_dir()
     con = new_connection()
     try:
-        version_files = [str(s.table_file("study_versions")) for s in segments]
-        con.execute("CREATE TEMP TABLE all_versions AS SELECT nct_id, content_hash, last_update_post_date, "
-                    "ingested_at FROM read_parquet($files)", {"files": version_files})
+        load_all_versions(con, segments)
         con.execute(read_sql("publish/current_versions.sql"))
         _load_removals(con, warehouse, segments)
         views: dict[str, list[Path]] = {}
@@ -34,8 +32,7 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES)
             target = path / "tables" / f"{table}.parquet"
             files = [str(s.table_file(table)) for s in segments]
             query = read_sql("publish/current_studies.sql" if table == "studies" else "publish/current_rows.sql")
-            ordered = f"{query.rstrip()}\nORDER BY {', '.join(table_key(table))}"  # identifiers from our own files
-            con.sql(ordered, params={"files": files}).write_parquet(str(target), compression="zstd")
+            write_ordered(con, table, query, {"files": files}, target)
             views[table] = [target]
         removals_file = path / "tables" / "registry_removals.parquet"
         con.table("registry_removals").write_parquet(str(removals_file), compression="zstd")
@@ -67,6 +64,17 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES)
     state = warehouse.commit_state(state_id, path, meta, keep)
     crash_point("published")
     return state
+
+
+def load_all_versions(con, segments: list) -> None:
+    con.execute(read_sql("publish/all_versions.sql"),
+                {"files": [str(s.table_file("study_versions")) for s in segments]})
+
+
+def write_ordered(con, table: str, query: str, params: dict, target: Path) -> None:
+    """One table's rows, in the order of its key (its file's `-- key:` line), as zstd Parquet."""
+    ordered = f"{query.rstrip()}\nORDER BY {', '.join(table_key(table))}"  # identifiers from our own files
+    con.sql(ordered, params=params).write_parquet(str(target), compression="zstd")
 
 
 def _load_removals(con, warehouse: Warehouse, segments: list) -> None:

@@ -30,7 +30,8 @@ from pathlib import Path
 
 from ctmirror.errors import StateNotFound, WarehouseError
 
-DEFAULT_KEEP_STATES = 5
+# Published states kept for open readers, cursors and reruns (pinned ones are kept regardless).
+DEFAULT_KEEP_STATES = int(os.environ.get("CTMIRROR_KEEP_STATES", "5"))
 
 
 def default_warehouse() -> Path:
@@ -183,6 +184,12 @@ class Warehouse:
         for state in states[: max(0, len(states) - max(keep, 1))]:
             if state.state_id not in pinned:
                 shutil.rmtree(state.path, ignore_errors=True)
+
+    def set_pinned(self, state_id: str, pinned: bool) -> set[str]:
+        states = self.pinned_states()
+        (states.add if pinned else states.discard)(state_id)
+        atomic_write_text(self.root / "pins.json", json.dumps(sorted(states)))
+        return states
 
     def pinned_states(self) -> set[str]:
         pins = self.root / "pins.json"

@@ -34,6 +34,7 @@ _ZIP_MAGIC = b"PK\x03\x04"
 _EMPTY_ZIP_MAGIC = b"PK\x05\x06"
 _BOM = b"\xef\xbb\xbf"
 _PAGE_START = re.compile(rb'^\s*\{\s*"(studies|nextPageToken|totalCount)"\s*:')
+_STUDY_WRAPPER = re.compile(rb'^\s*\{\s*"study"\s*:')
 
 
 class Page(msgspec.Struct):
@@ -186,6 +187,14 @@ def _document_candidates(data: bytes, locator: str) -> Iterator[Candidate]:
     if b'"_source"' in data[:200] and b'"response"' in data:
         yield from _recorded_page(data, locator)
         return
+    if _STUDY_WRAPPER.match(data):  # a past version, as the history endpoint gives it
+        try:
+            study = json.loads(data).get("study")
+        except (ValueError, AttributeError):
+            study = None
+        if isinstance(study, dict):
+            yield _raw_candidate(json.dumps(study, ensure_ascii=False).encode(), locator)
+            return
     yield _raw_candidate(data, locator)
 
 

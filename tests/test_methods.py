@@ -298,3 +298,11 @@ def test_a_cursor_for_another_query_or_garbage_is_refused(m):
         m.search(condition="asthma", page_size=5, cursor=cursor)
     with pytest.raises(InvalidArgument, match="not one this search returned"):
         m.search(condition="diabetes", page_size=5, cursor="not-a-cursor")
+
+
+def test_every_study_of_the_sample_is_a_valid_trial_and_details(m, records):
+    for record in records:
+        trial = m.get_trial(nct(record))
+        assert trial is not None and trial.nct_id == nct(record)
+    for record in records[::50]:
+        assert m.get_trial_details(nct(record)).nct_id == nct(record)

@@ -225,3 +225,4 @@ COMMENT ON VIEW places IS 'One row per distinct site place (city, state, country
 COMMENT ON COLUMN places.nct_id IS 'study';
 COMMENT ON COLUMN places.content_hash IS 'version';
 COMMENT ON COLUMN places.norm IS 'search_norm of ''city , state , country''';
+COMMENT ON COLUMN studies.as_of_exact IS 'true when the row is a version the registry had published by the state''s cutoff (always, for the current state); false when reconstructed for an as-of snapshot (see README, as-of rules)';

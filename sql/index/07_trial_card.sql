@@ -1,18 +1,20 @@
 -- trial_card: one row per current study with every field of the contract's Trial, pre-assembled, plus what
--- the methods filter and rank on. The methods read it instead of joining six tables per call.
+-- the methods filter and rank on. The methods read it instead of joining six tables per call. Where the
+-- contract's model needs a text the registry left out (an intervention without a type), it is ''.
 CREATE TABLE trial_card AS
 WITH
 cond AS (SELECT nct_id, list(condition ORDER BY ordinal) AS conditions FROM conditions GROUP BY nct_id),
 intr AS (
     SELECT nct_id,
-           list({'intervention_type': intervention_type, 'intervention_name': name, 'description': description}
+           list({'intervention_type': coalesce(intervention_type, ''), 'intervention_name': coalesce(name, ''),
+                  'description': description}
                 ORDER BY ordinal) AS interventions,
            list(name ORDER BY ordinal) FILTER (WHERE intervention_type IN ('Drug', 'Biological')
                                                AND NOT is_placebo(name)) AS drug_names
     FROM interventions GROUP BY nct_id),
 coll AS (SELECT nct_id, list(name ORDER BY ordinal) AS collaborators FROM collaborators GROUP BY nct_id),
 outc AS (
-    SELECT nct_id, list({'measure': measure, 'time_frame': time_frame} ORDER BY ordinal) AS primary_outcomes
+    SELECT nct_id, list({'measure': coalesce(measure, ''), 'time_frame': time_frame} ORDER BY ordinal) AS primary_outcomes
     FROM outcomes WHERE outcome_type = 'PRIMARY' GROUP BY nct_id),
 refs AS (
     SELECT nct_id, list(pmid ORDER BY ordinal) FILTER (WHERE pmid IS NOT NULL) AS refs
@@ -48,7 +50,8 @@ SELECT
     s.last_update_post_date,
     s.sex,
     s.minimum_age_days,
-    s.maximum_age_days
+    s.maximum_age_days,
+    s.as_of_exact
 FROM studies AS s
 LEFT JOIN cond USING (nct_id)
 LEFT JOIN intr USING (nct_id)

@@ -21,7 +21,8 @@ candidates AS (
            coalesce(list_filter(t.conditions, x -> list_bool_or(list_transform(p.phrases,
                                                      ph -> contains(search_norm(x), ph))))[1],
                     t.conditions[1]) AS condition,
-           t.phase, t.overall_status AS status, phase_order(t.phases) AS phase_rank,
+           t.phase, t.overall_status AS status, t.as_of_exact, t.content_hash AS version,
+           phase_order(t.phases) AS phase_rank,
            status_rank(t.overall_status) AS activity
     FROM c JOIN trial_card AS t USING (nct_id), phrases AS p
     WHERE t.phase_rank >= 3
@@ -38,5 +39,5 @@ SELECT
     (SELECT count(*) FROM c) AS condition_only_trials,
     CASE WHEN (SELECT n FROM exact) = 0 THEN coalesce((
         SELECT list({'nct_id': nct_id, 'drug_name': drug_name, 'condition': condition, 'phase': phase,
-                     'status': status} ORDER BY phase_rank DESC, activity, nct_id, lower(drug_name))
+                     'status': status, 'as_of_exact': as_of_exact, 'version': version} ORDER BY phase_rank DESC, activity, nct_id, lower(drug_name))
         FROM top), []) ELSE [] END AS condition_drugs;

@@ -15,7 +15,7 @@ WITH trials AS (
 drug_rows AS (
     SELECT DISTINCT ON (sponsor, lower(i.intervention_name), nct_id)
         nct_id, sponsor, i.intervention_name AS drug_name, i.intervention_type AS drug_type, phase_rank,
-        overall_status, enrollment, start_day, start_date
+        overall_status, enrollment, start_day, start_date, as_of_exact
     FROM (SELECT *, unnest(interventions) AS i FROM trials)
     WHERE i.intervention_type IN ('Drug', 'Biological') AND NOT is_placebo(i.intervention_name)
     ORDER BY sponsor, lower(i.intervention_name), nct_id, i.intervention_name
@@ -29,7 +29,8 @@ competitors AS (
         count(*) AS trial_count,
         list(DISTINCT overall_status ORDER BY overall_status) AS statuses,
         sum(coalesce(enrollment, 0)) AS total_enrollment,
-        arg_max(start_date, start_day) AS most_recent_start
+        arg_max(start_date, start_day) AS most_recent_start,
+        bool_and(as_of_exact) AS as_of_exact
     FROM drug_rows
     GROUP BY sponsor, lower(drug_name)
 ),
@@ -40,7 +41,8 @@ ranked AS (
 ),
 reference AS (SELECT coalesce(cutoff::DATE, current_date) AS day),
 recent AS (
-    SELECT t.nct_id, t.sponsor, t.drug_names[1] AS drug, t.phase, t.start_date, t.start_day
+    SELECT t.nct_id, t.sponsor, t.drug_names[1] AS drug, t.phase, t.start_date, t.start_day, t.as_of_exact,
+           t.content_hash AS version
     FROM trials AS t, reference AS r
     WHERE t.start_day >= make_date(year(r.day) - 2, 1, 1) AND t.start_day <= r.day
 )
@@ -49,11 +51,13 @@ SELECT
     coalesce((SELECT list({'sponsor': sponsor, 'drug_name': drug_name, 'drug_type': drug_type,
                            'max_phase': phase_label(['EARLY_PHASE1', 'PHASE1', 'PHASE2', 'PHASE3', 'PHASE4'][max_rank]),
                            'trial_count': trial_count, 'statuses': statuses,
-                           'total_enrollment': total_enrollment, 'most_recent_start': most_recent_start}
+                           'total_enrollment': total_enrollment, 'most_recent_start': most_recent_start,
+                           'as_of_exact': as_of_exact}
                           ORDER BY max_rank DESC, total_enrollment DESC, sponsor, lower(drug_name))
               FROM ranked), []) AS competitors,
     coalesce((SELECT map(list(phase ORDER BY phase), list(n ORDER BY phase))
               FROM (SELECT phase, count(*) AS n FROM trials GROUP BY phase)), MAP {}) AS phase_distribution,
     coalesce((SELECT list({'nct_id': nct_id, 'sponsor': sponsor, 'drug': drug, 'phase': phase,
-                           'start_date': start_date} ORDER BY start_day DESC, nct_id)
+                           'start_date': start_date, 'as_of_exact': as_of_exact, 'version': version}
+                          ORDER BY start_day DESC, nct_id)
               FROM recent), []) AS recent_starts;

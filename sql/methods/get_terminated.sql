@@ -12,6 +12,7 @@ SELECT
     t.nct_id, t.title, t.drug_names[1] AS drug_name, t.conditions[1] AS condition, t.phase, t.why_stopped,
     stop_category(t.why_stopped) AS stop_category, t.enrollment, t.sponsor, t.start_date,
     t.completion_date AS termination_date, t."references", t.overall_status AS status,
+    t.as_of_exact, t.content_hash AS version,
     round(m.relevance, 4) AS relevance
 FROM m
 JOIN trial_card AS t USING (nct_id)

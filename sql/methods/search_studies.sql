@@ -26,6 +26,8 @@ SELECT
     t.enrollment,
     t.start_date,
     t.completion_date AS primary_completion_date,
+    t.as_of_exact,
+    t.content_hash AS version,
     round(m.relevance, 4) AS relevance
 FROM m
 JOIN trial_card AS t USING (nct_id)

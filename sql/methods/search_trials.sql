@@ -8,6 +8,7 @@ SELECT
     t.nct_id, t.title, t.brief_summary, t.phase, t.overall_status, t.why_stopped, t.conditions, t.interventions,
     t.sponsor, t.collaborators, t.enrollment, t.start_date, t.completion_date, coalesce(t.study_type, '') AS study_type,
     t.primary_outcomes, t.results_posted, t."references", t.phases,
+    t.as_of_exact, t.content_hash AS version,
     round(d.score + c.score, 4) AS relevance
 FROM d
 JOIN c USING (nct_id)

@@ -1,0 +1,102 @@
+"""Method latency benchmark: p50/p99 of each contract method over >= 200 varied real calls, on the embedded
+sample and on a warehouse scaled to N studies (the sample replicated under new NCT IDs; built once into
+bench/out/, then reused).
+
+    python bench/bench_methods.py [--studies 500000] [--calls 200]
+
+Calls are drawn (seeded) from real values of the sample: its conditions, drug names, stop-reason queries and
+NCT IDs, so each scaled call matches about as many copies of real trials as the value has in the sample.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.corpus import write_corpus  # noqa: E402
+from ctmirror import Mirror  # noqa: E402
+from ctmirror.warehouse import Warehouse  # noqa: E402
+from ingest.loader import load_paths, sample_path  # noqa: E402
+
+
+def build(root: Path, studies: int) -> Path:
+    if (root / "current").exists():
+        return root
+    with tempfile.TemporaryDirectory(dir=ROOT / "bench" / "out") as tmp:
+        started = time.perf_counter()
+        corpus = write_corpus(Path(tmp) / "corpus.ndjson", studies)
+        load_paths(Warehouse(root), [corpus])
+        print(f"built {root} ({studies:,} studies) in {time.perf_counter() - started:,.0f} s")
+    return root
+
+
+def calls(m: Mirror, n: int, seed: int = 7) -> dict[str, list]:
+    rng = random.Random(seed)
+    conditions = [r["condition"] for r in m.rows(
+        "SELECT DISTINCT condition FROM conditions WHERE nct_id < 'NCT9' AND length(condition) < 60 ORDER BY 1")]
+    drugs = [r["name"] for r in m.rows(
+        "SELECT DISTINCT name FROM interventions WHERE nct_id < 'NCT9' AND intervention_type IN ('Drug', 'Biological') "
+        "AND NOT is_placebo(name) AND length(name) < 40 ORDER BY 1")]
+    pairs = [(r["name"], r["condition"]) for r in m.rows(
+        "SELECT DISTINCT i.name, c.condition FROM interventions i JOIN conditions c USING (nct_id) "
+        "WHERE i.nct_id < 'NCT9' AND i.intervention_type = 'Drug' AND NOT is_placebo(i.name) ORDER BY 1, 2")]
+    ids = [r["nct_id"] for r in m.rows("SELECT nct_id FROM studies ORDER BY nct_id")]
+    dates = [None, "2015-01-01", "2019-06-01", "2022-01-01"]
+
+    def pick(values):
+        return values[rng.randrange(len(values))]
+
+    return {
+        "search_trials": [(lambda p=pick(pairs), d=pick(dates): m.search_trials(p[0], p[1], d)) for _ in range(n)],
+        "detect_whitespace": [(lambda a=pick(drugs), c=pick(conditions), d=pick(dates): m.detect_whitespace(a, c, d))
+                              for _ in range(n)],
+        "get_landscape": [(lambda c=pick(conditions), d=pick(dates): m.get_landscape(c, d)) for _ in range(n)],
+        "get_terminated": [(lambda q=pick(drugs + conditions), d=pick(dates): m.get_terminated(q, d)) for _ in range(n)],
+        "get_trial": [(lambda i=pick(ids): m.get_trial(i)) for _ in range(n)],
+        "get_trial_details": [(lambda i=pick(ids): m.get_trial_details(i)) for _ in range(n)],
+        "search": [(lambda c=pick(conditions), s=pick([None, "RECRUITING", "COMPLETED"]): m.search(condition=c, status=s))
+                   for _ in range(n)],
+    }
+
+
+def measure(root: Path, label: str, n: int) -> None:
+    with Mirror(root) as m:
+        studies = m.sql("SELECT count(*) AS n FROM studies")["n"][0]
+        print(f"\n{label}: {studies:,} studies, {n} calls per method")
+        print(f"{'method':<20}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}")
+        for method, thunks in calls(m, n).items():
+            thunks[0]()  # warm
+            times = []
+            for thunk in thunks:
+                started = time.perf_counter()
+                thunk()
+                times.append((time.perf_counter() - started) * 1000)
+            times.sort()
+            p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
+            print(f"{method:<20}{statistics.median(times):>9.1f}{p99:>9.1f}{times[-1]:>9.1f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--studies", type=int, default=500_000)
+    parser.add_argument("--calls", type=int, default=200)
+    args = parser.parse_args()
+    out = ROOT / "bench" / "out"
+    out.mkdir(exist_ok=True)
+    sample = out / "wh-sample"
+    if not (sample / "current").exists():
+        load_paths(Warehouse(sample), [sample_path()])
+    measure(sample, "embedded sample", args.calls)
+    measure(build(out / f"wh-{args.studies}", args.studies), "scaled", args.calls)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+"""Frozen "as of" snapshots: the warehouse as the registry stood on a cutoff date, standing alone.
+
+A snapshot is a folder `Mirror(folder)` opens like a warehouse: tables/*.parquet, catalog.duckdb with the
+same views, index and methods, and snapshot.json (cutoff, mode, source state, data timestamp, row counts,
+content hash). The segments hold normalised rows for every version ever seen, so a snapshot is a publish whose
+version map is chosen by the cutoff (sql/asof/version_map.sql) and whose studies follow the leakage rules of
+sql/asof/studies.sql. Parquet files are written single-threaded and key-ordered, so the same warehouse state
+and cutoff give byte-identical files and the same content hash, in any process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from datetime import date
+from pathlib import Path
+
+from ctmirror.catalog import build_catalog
+from ctmirror.errors import InvalidArgument
+from ctmirror.publish import HISTORY_TABLES, load_all_versions, write_ordered
+from ctmirror.sqlfiles import read_sql
+from ctmirror.warehouse import State, Warehouse, atomic_write_text
+from ingest.normalize import new_connection, normalised_tables
+from ingest.raw_store import utc_now
+
+MODES = ("strict",)
+SNAPSHOT_FORMAT = 1
+
+
+def build_snapshot(warehouse: Warehouse, cutoff: date, out: Path, *, state: State | None = None) -> dict:
+    """Writes the strict as-of snapshot of `state` (default: the current one) at `cutoff` into `out`, which
+    must not exist (it is written beside and renamed into place whole). Returns the manifest."""
+    state = state or warehouse.state()
+    out = Path(out)
+    if out.exists():
+        raise InvalidArgument(f"{out} exists already: snapshots are never overwritten", invalid_input=str(out),
+                              recovery_hint="choose a new --out folder, or delete the old snapshot first")
+    segments = [s for s in warehouse.segments() if s.segment_id in set(state.meta["segments"])]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".tmp-{out.name}-", dir=out.parent))
+    try:
+        manifest = _write(work, segments, cutoff, state)
+        os.replace(work, out)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    # The catalog names its Parquet files by absolute path: write it where the files now are.
+    build_catalog(out / "catalog.duckdb", {t: [out / "tables" / f"{t}.parquet"] for t in manifest["row_counts"]})
+    return manifest
+
+
+def _write(work: Path, segments: list, cutoff: date, state: State) -> dict:
+    tables = work / "tables"
+    tables.mkdir()
+    con = new_connection()
+    con.execute("SET threads = 1")  # one writer thread: row groups, hence bytes, never depend on scheduling
+    try:
+        load_all_versions(con, segments)
+        con.execute(read_sql("asof/version_map.sql"), {"cutoff": cutoff})
+        for table in normalised_tables():
+            files = [str(s.table_file(table)) for s in segments]
+            if table == "studies":
+                query, params = read_sql("asof/studies.sql"), {"files": files, "cutoff": cutoff}
+            elif table in ("study_references", "study_versions"):
+                query, params = read_sql(f"asof/{table}.sql"), {"files": files}
+            else:
+                query, params = read_sql("publish/current_rows.sql"), {"files": files}
+            write_ordered(con, table, query, params, tables / f"{table}.parquet")
+        for table in (*HISTORY_TABLES[1:], "registry_removals", "sync_runs"):
+            # Our own clock's records (what we received, when): a snapshot is the registry's state only.
+            con.sql(read_sql(f"asof/empty_{table}.sql")).write_parquet(str(tables / f"{table}.parquet"))
+        counts = {p.stem: con.execute("SELECT count(*) FROM read_parquet($f)", {"f": str(p)}).fetchone()[0]
+                  for p in sorted(tables.glob("*.parquet"))}
+        exact = con.execute("SELECT count(*) FILTER (WHERE as_of_exact), count(*) FROM current_versions").fetchone()
+    finally:
+        con.close()
+    digest = hashlib.sha256()
+    for path in sorted(tables.glob("*.parquet")):
+        digest.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    manifest = {
+        "format": SNAPSHOT_FORMAT, "cutoff": cutoff.isoformat(), "mode": "strict",
+        "source_state": state.state_id, "source_published_at": state.meta.get("published_at"),
+        "source_data_timestamp": (state.meta.get("run") or {}).get("data_timestamp"),
+        "studies": exact[1], "exact_studies": exact[0], "row_counts": counts,
+        "content_hash": digest.hexdigest(), "created_at": utc_now(),
+    }
+    atomic_write_text(work / "snapshot.json", json.dumps(manifest, indent=2, sort_keys=True))
+    # Mirror opens a snapshot like a published state: it reads state.json and catalog.duckdb.
+    atomic_write_text(work / "state.json", json.dumps({"state_id": f"snapshot-{cutoff.isoformat()}",
+                                                      "snapshot": manifest}, indent=2, sort_keys=True))
+    return manifest

@@ -1,0 +1,214 @@
+"""Leakage-safe "as of" answers, frozen snapshots, pinning, history and batches, on the real sample."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+import subprocess
+import sys
+from datetime import date, timedelta
+
+import pytest
+
+from conftest import nct, write_ndjson
+from ctmirror import InvalidArgument, Mirror
+from ctmirror.errors import StateNotFound, TerminalHarvestError
+from ctmirror.snapshot import build_snapshot
+from ctmirror.warehouse import Warehouse
+from fake_api import FakeApiServer, FakeRegistry
+from ingest.history import fetch_history
+from ingest.loader import load_paths
+
+
+def day(record: dict, struct: str) -> str | None:
+    value = record["protocolSection"].get("statusModule", {}).get(struct)
+    value = value.get("date") if isinstance(value, dict) else value
+    return None if value is None else (value + "-01-01"[len(value) - 4:])[:10] if len(value) < 10 else value
+
+
+def terminated_later(records: list[dict]) -> tuple[dict, date]:
+    """A real TERMINATED trial first posted well before its primary completion, and a cutoff between."""
+    for record in records:
+        status = record["protocolSection"].get("statusModule", {})
+        first, event = day(record, "studyFirstPostDateStruct"), day(record, "primaryCompletionDateStruct")
+        start = day(record, "startDateStruct")
+        if status.get("overallStatus") == "TERMINATED" and status.get("whyStopped") and first and event and start \
+                and date.fromisoformat(event) - date.fromisoformat(max(first, start)) > timedelta(days=400):
+            return record, date.fromisoformat(max(first, start)) + timedelta(days=200)
+    raise AssertionError("no such trial in the sample")
+
+
+@pytest.fixture(scope="module")
+def m(sample_warehouse):
+    with Mirror(sample_warehouse) as mirror:
+        yield mirror
+
+
+def test_a_trial_terminated_after_the_cutoff_is_not_terminated_then(m, records):
+    record, cutoff = terminated_later(records)
+    nct_id = nct(record)
+    condition = record["protocolSection"]["conditionsModule"]["conditions"][0]
+    strict = m.get_terminated(condition, date_before=cutoff, max_results=10_000)
+    parity = m.get_terminated(condition, date_before=cutoff, max_results=10_000, holdout="first_posted")
+    assert nct_id not in {t.nct_id for t in strict}
+    assert nct_id in {t.nct_id for t in parity}
+    with Mirror(m.warehouse.root, as_of=cutoff) as then:
+        trial = then.get_trial(nct_id)
+    assert trial.overall_status in ("RECRUITING", "NOT_YET_RECRUITING") and trial.why_stopped is None
+    assert trial.as_of_exact is False and trial.version
+    assert m.get_trial(nct_id).overall_status == "TERMINATED"
+
+
+def test_results_posted_after_the_cutoff_are_not_posted_then(m, records):
+    record = next(r for r in records if r.get("hasResults") and day(r, "resultsFirstPostDateStruct"))
+    posted = date.fromisoformat(day(record, "resultsFirstPostDateStruct"))
+    first = date.fromisoformat(day(record, "studyFirstPostDateStruct"))
+    cutoff = first + (posted - first) / 2
+    with Mirror(m.warehouse.root, as_of=cutoff) as then:
+        assert then.get_trial(nct(record)).results_posted is False
+    assert m.get_trial(nct(record)).results_posted is True
+
+
+def test_a_study_first_posted_after_the_cutoff_appears_nowhere(m, records):
+    record = max((r for r in records if day(r, "studyFirstPostDateStruct")), key=lambda r: day(r, "studyFirstPostDateStruct"))
+    cutoff = date.fromisoformat(day(record, "studyFirstPostDateStruct")) - timedelta(days=1)
+    condition = record["protocolSection"]["conditionsModule"]["conditions"][0]
+    with Mirror(m.warehouse.root, as_of=cutoff) as then:
+        assert then.get_trial(nct(record)) is None
+        assert nct(record) not in {r["nct_id"] for r in then.rows("SELECT nct_id FROM studies")}
+        assert nct(record) not in {i.nct_id for i in then.search(condition=condition, page_size=200).items}
+
+
+def test_an_exact_older_version_is_shown_whole(tmp_path, records_by_id):
+    current = records_by_id["NCT00711542"]
+    older = copy.deepcopy(current)
+    status = older["protocolSection"]["statusModule"]
+    status["overallStatus"], status["lastUpdatePostDateStruct"] = "RECRUITING", {"date": "2010-03-01", "type": "ACTUAL"}
+    status.pop("whyStopped")
+    older["protocolSection"]["identificationModule"]["briefTitle"] = "The 2010 title"
+    wh = Warehouse(tmp_path / "w")
+    load_paths(wh, [write_ndjson(tmp_path / "now.ndjson", [current]), write_ndjson(tmp_path / "then.ndjson", [older])])
+    with Mirror(wh.root, as_of="2011-01-01") as then:
+        trial = then.get_trial("NCT00711542")
+    assert (trial.title, trial.overall_status, trial.why_stopped, trial.as_of_exact) == \
+        ("The 2010 title", "RECRUITING", None, True)
+    with Mirror(wh.root) as now:
+        assert now.get_trial("NCT00711542").overall_status == "TERMINATED"
+
+
+def test_no_strict_answer_contains_what_was_posted_after_the_cutoff(m):
+    """Property test over the whole sample, for random cutoffs."""
+    rng = random.Random(20261125)
+    for _ in range(5):
+        cutoff = date(2005, 1, 1) + timedelta(days=rng.randrange(365 * 21))
+        then = m.snapshot_at(cutoff)
+        leaks = then.rows(read_leak_query(), {"cutoff": cutoff})[0]
+        assert leaks == {k: 0 for k in leaks}, (cutoff, leaks)
+        assert then.rows("SELECT count(*) AS n FROM studies")[0]["n"] > 0
+
+
+def read_leak_query() -> str:
+    return """
+    SELECT
+        count(*) FILTER (WHERE study_first_post_date > $cutoff) AS posted_later,
+        count(*) FILTER (WHERE overall_status IN ('COMPLETED', 'TERMINATED', 'WITHDRAWN', 'SUSPENDED')
+                         AND coalesce(primary_completion_date, completion_date, last_update_post_date) > $cutoff
+                         AND NOT as_of_exact) AS terminal_later,
+        count(*) FILTER (WHERE why_stopped IS NOT NULL AND overall_status NOT IN ('TERMINATED', 'WITHDRAWN', 'SUSPENDED')
+                         AND NOT as_of_exact) AS reason_without_status,
+        count(*) FILTER (WHERE has_results AND coalesce(results_first_post_date > $cutoff, NOT as_of_exact))
+            AS results_later,
+        count(*) FILTER (WHERE (start_date > $cutoff AND start_date_type = 'ACTUAL')
+                         OR (primary_completion_date > $cutoff AND primary_completion_date_type = 'ACTUAL')
+                         OR (completion_date > $cutoff AND completion_date_type = 'ACTUAL')
+                         OR (results_first_post_date > $cutoff)
+                         OR (last_update_post_date > $cutoff)) AS dates_later,
+        count(*) FILTER (WHERE enrollment_type = 'ACTUAL' AND NOT as_of_exact) AS actual_enrollment_later,
+        (SELECT count(*) FROM study_references JOIN studies USING (nct_id) WHERE NOT as_of_exact) AS references_later
+    FROM studies
+    """
+
+
+def test_snapshots_are_byte_identical_across_processes_and_survive_later_syncs(tmp_path, sample_warehouse, records):
+    outs = [tmp_path / "a", tmp_path / "b"]
+    for out in outs:
+        done = subprocess.run([sys.executable, "-m", "ctmirror.cli", "-w", str(sample_warehouse), "snapshot",
+                               "--as-of", "2019-06-01", "--out", str(out)], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+    manifests = [json.loads((out / "snapshot.json").read_text()) for out in outs]
+    assert manifests[0]["content_hash"] == manifests[1]["content_hash"]
+    for path in sorted((outs[0] / "tables").glob("*.parquet")):
+        assert path.read_bytes() == (outs[1] / "tables" / path.name).read_bytes(), path.name
+    assert manifests[0]["cutoff"] == "2019-06-01" and manifests[0]["mode"] == "strict"
+    assert manifests[0]["row_counts"]["studies"] == manifests[0]["studies"] > 0
+    with Mirror(outs[0]) as frozen:
+        before = frozen.get_landscape("erectile dysfunction").model_dump(mode="json")
+        assert frozen.as_of == date(2019, 6, 1)
+        with pytest.raises(InvalidArgument, match="after this mirror's cutoff"):
+            frozen.search_trials("tadalafil", "erectile dysfunction", date_before="2020-01-01")
+    copy_of_sample = tmp_path / "w"
+    load_paths(Warehouse(copy_of_sample), [write_ndjson(tmp_path / "x.ndjson", records[:5])])
+    with Mirror(outs[0]) as frozen:
+        assert frozen.get_landscape("erectile dysfunction").model_dump(mode="json") == before
+
+
+def test_a_snapshot_needs_a_new_folder(tmp_path, sample_warehouse):
+    (tmp_path / "taken").mkdir()
+    with pytest.raises(InvalidArgument, match="exists already"):
+        build_snapshot(Warehouse(sample_warehouse), date(2019, 6, 1), tmp_path / "taken")
+
+
+def test_pinning_past_states(tmp_path, records):
+    wh = Warehouse(tmp_path / "w")
+    first = load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:10])]).state.state_id
+    subprocess.run([sys.executable, "-m", "ctmirror.cli", "-w", str(wh.root), "pin", first], check=True, timeout=60)
+    for n in range(6):
+        load_paths(wh, [write_ndjson(tmp_path / f"b{n}.ndjson", records[10 + n:11 + n])])
+    with Mirror(wh.root, state=first) as old:
+        assert old.sql("SELECT count(*) AS n FROM studies")["n"][0] == 10
+    with pytest.raises(StateNotFound, match="is not kept"):
+        Mirror(wh.root, state="000002")
+
+
+def test_history_makes_strict_answers_exact(tmp_path, records_by_id):
+    current = records_by_id["NCT05144685"]
+    v1 = copy.deepcopy(current)
+    v1["protocolSection"]["statusModule"].update(
+        overallStatus="RECRUITING", lastUpdatePostDateStruct={"date": "2022-06-01", "type": "ACTUAL"})
+    v1["protocolSection"]["statusModule"].pop("whyStopped")
+    registry = FakeRegistry(records={"NCT05144685": current}, history={"NCT05144685": [v1, current]})
+    wh = Warehouse(tmp_path / "w")
+    load_paths(wh, [write_ndjson(tmp_path / "now.ndjson", [current])])
+    with Mirror(wh.root, as_of="2023-01-01") as before:
+        assert before.get_trial("NCT05144685").as_of_exact is False
+    with FakeApiServer(registry) as server:
+        result = fetch_history(wh, ["NCT05144685"], base_url=server.base_url, min_interval=0)
+    assert result.run["versions_added"] == 1
+    with Mirror(wh.root, as_of="2023-01-01") as after:
+        trial = after.get_trial("NCT05144685")
+    assert (trial.as_of_exact, trial.overall_status) == (True, "RECRUITING")
+
+
+def test_a_changed_history_shape_is_reported_and_nothing_loaded(tmp_path, records_by_id):
+    registry = FakeRegistry(records={}, history={})
+    wh = Warehouse(tmp_path / "w")
+    load_paths(wh, [write_ndjson(tmp_path / "now.ndjson", [records_by_id["NCT05144685"]])])
+    with FakeApiServer(registry) as server:
+        registry.history["NCT05144685"] = []
+        server.httpd.RequestHandlerClass._history = lambda self, i, v: self._json(200, {"versions": "moved"})
+        with pytest.raises(TerminalHarvestError, match="shape ctmirror does not know"):
+            fetch_history(wh, ["NCT05144685"], base_url=server.base_url, min_interval=0)
+    with Mirror(wh.root) as m:
+        assert m.sql("SELECT count(*) AS n FROM study_versions")["n"][0] == 1
+
+
+def test_batch_returns_results_in_order(m):
+    calls = [("search_trials", {"drug": "tadalafil", "condition": "erectile dysfunction", "date_before": "2015-01-01"}),
+             ("get_trial", {"nct_id": "NCT00711542"}),
+             ("get_terminated", {"query": "tadalafil"})]
+    results = m.batch(calls)
+    assert results[0] == m.search_trials("tadalafil", "erectile dysfunction", "2015-01-01")
+    assert results[1] == m.get_trial("NCT00711542") and results[2] == m.get_terminated("tadalafil")
+    with pytest.raises(InvalidArgument, match="unknown method"):
+        m.batch([("drop_everything", {})])
