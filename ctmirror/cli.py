@@ -460,6 +460,85 @@ def history(
     typer.echo(result.summary)
 
 
+@app.command("sql")
+def sql_command(
+    query: Annotated[Optional[str], typer.Argument(help="One SELECT; none opens a prompt.")] = None,
+    file: Annotated[Optional[Path], typer.Option("--file", "-f", help="Read the query from a file.")] = None,
+    output_format: Annotated[str, typer.Option("--format", help="table, csv, json or parquet.")] = "table",
+    out: Annotated[Optional[Path], typer.Option("--out", help="Write to this file (required for parquet).")] = None,
+    limit: Annotated[int, typer.Option("--limit", help="At most this many rows (table/csv/json).")] = 1000,
+    timeout: Annotated[float, typer.Option("--timeout", help="Stop a query after this many seconds.")] = 60.0,
+) -> None:
+    """Run read-only SQL on the warehouse: tables, views and the method macros. Writes are refused.
+
+    Example: ctmirror sql "SELECT phase, count(*) FROM studies GROUP BY ALL ORDER BY 2 DESC"
+    """
+    from ctmirror.console import query_frame, run_query
+    from ctmirror.render import table
+
+    if output_format not in ("table", "csv", "json", "parquet"):
+        raise InvalidArgument(f"--format must be table, csv, json or parquet, got {output_format!r}")
+    with open_mirror() as m:
+        if file is not None:
+            query = file.read_text(encoding="utf-8")
+        if query is None:
+            return _prompt(m, limit, timeout)
+        if output_format == "parquet":
+            if out is None:
+                raise InvalidArgument("--format parquet needs --out FILE")
+            frame = query_frame(m, query, timeout=timeout)
+            frame.write_parquet(out)
+            typer.echo(f"{frame.height:,} rows written to {out}")
+            return
+        result = run_query(m, query, limit=limit, timeout=timeout)
+    rows = [dict(zip(result.columns, r)) for r in result.rows]
+    if output_format == "table":
+        text = table(rows, result.columns)
+    elif output_format == "json":
+        text = json.dumps(rows, indent=2, default=str, ensure_ascii=False)
+    else:
+        import csv
+        import io
+
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        writer.writerow(result.columns)
+        writer.writerows(result.rows)
+        text = buffer.getvalue().rstrip("\n")
+    if out is not None:
+        out.write_text(text + "\n", encoding="utf-8")
+    else:
+        typer.echo(text)
+    if result.truncated:
+        say(f"(first {limit:,} rows; raise --limit for more)")
+
+
+def _prompt(m, limit: int, timeout: float) -> None:
+    from ctmirror.console import run_query
+    from ctmirror.errors import CtmirrorError
+    from ctmirror.render import table
+
+    typer.echo(f"ctmirror sql on state {m.state_id} (read-only). End a query with ';'. .quit to leave.")
+    buffer: list[str] = []
+    while True:
+        try:
+            line = input("sql> " if not buffer else "...> ")
+        except EOFError:
+            return
+        if not buffer and line.strip() in (".quit", ".exit", "\\q"):
+            return
+        buffer.append(line)
+        if not line.rstrip().endswith(";"):
+            continue
+        text, buffer = "\n".join(buffer), []
+        try:
+            result = run_query(m, text.rstrip().rstrip(";"), limit=limit, timeout=timeout)
+        except CtmirrorError as exc:
+            typer.echo(f"error: {exc}")
+            continue
+        typer.echo(table([dict(zip(result.columns, r)) for r in result.rows], result.columns))
+
+
 def main() -> None:
     try:
         code = app(standalone_mode=False)  # returns, rather than raises, a typer.Exit's code

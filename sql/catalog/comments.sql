@@ -226,3 +226,12 @@ COMMENT ON COLUMN places.nct_id IS 'study';
 COMMENT ON COLUMN places.content_hash IS 'version';
 COMMENT ON COLUMN places.norm IS 'search_norm of ''city , state , country''';
 COMMENT ON COLUMN studies.as_of_exact IS 'true when the row is a version the registry had published by the state''s cutoff (always, for the current state); false when reconstructed for an as-of snapshot (see README, as-of rules)';
+
+COMMENT ON VIEW study_details IS 'One row per current study: its sites, keywords and MeSH terms as lists, in the registry''s order (what get_trial_details shows).';
+COMMENT ON COLUMN study_details.nct_id IS 'study';
+COMMENT ON COLUMN study_details.content_hash IS 'version';
+COMMENT ON COLUMN study_details.locations IS 'sites: facility, status, city, state, zip, country, lat, lon';
+COMMENT ON COLUMN study_details.keywords IS 'keywords';
+COMMENT ON COLUMN study_details.condition_mesh_terms IS 'condition MeSH terms';
+COMMENT ON COLUMN study_details.condition_ancestor_terms IS 'their MeSH ancestors';
+COMMENT ON COLUMN study_details.intervention_mesh_terms IS 'intervention MeSH terms';

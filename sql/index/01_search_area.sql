@@ -1,8 +1,8 @@
--- search_area: which search field each area belongs to, at which weight. query.cond's areas and weights are
--- the v2 API's documented ones; query.intr's areas are documented, their weights are ours; `term` (search's free
--- text) uses the BasicSearch weights.
+-- search_area: each search area of each field, with its weight. query.cond's areas and weights are the v2 API's
+-- documented ones; query.intr's areas are documented, their weights are ours; `term` (search's free text) uses
+-- the BasicSearch weights. area_id keeps the posting table narrow.
 CREATE TABLE search_area AS
-SELECT * FROM (VALUES
+SELECT row_number() OVER (ORDER BY field, area)::UTINYINT AS area_id, area, field, weight FROM (VALUES
     ('Condition', 'condition', 0.95), ('BriefTitle', 'condition', 0.6), ('OfficialTitle', 'condition', 0.55),
     ('ConditionMeshTerm', 'condition', 0.5), ('ConditionAncestorTerm', 'condition', 0.4), ('Keyword', 'condition', 0.3),
     ('InterventionName', 'intervention', 0.95), ('InterventionOtherName', 'intervention', 0.9),

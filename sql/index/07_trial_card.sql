@@ -23,6 +23,7 @@ SELECT
     s.nct_id,
     s.content_hash,
     coalesce(s.brief_title, s.official_title, '') AS title,
+    s.official_title,
     s.brief_summary,
     s.phase,
     s.phases,

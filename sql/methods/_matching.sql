@@ -33,30 +33,42 @@ learned AS (
     SELECT term_text_id AS text_id FROM condition_link
     WHERE field_name = 'condition' AND text_id IN (SELECT text_id FROM direct)
 ),
+areas AS (SELECT area_id, area, weight FROM search_area WHERE field = field_name),
 hits AS (
-    SELECT nct_id, area, weight FROM search_posting
-    WHERE field = field_name AND text_id IN (SELECT text_id FROM direct)
+    SELECT DISTINCT p.study_no, p.area_id
+    FROM search_posting AS p
+    WHERE p.area_id IN (SELECT area_id FROM areas) AND p.text_id IN (SELECT text_id FROM direct)
     UNION
-    SELECT nct_id, area, weight FROM search_posting
-    WHERE field = field_name AND area = 'ConditionMeshTerm' AND text_id IN (SELECT text_id FROM learned)
+    SELECT p.study_no, p.area_id
+    FROM search_posting AS p
+    WHERE p.area_id IN (SELECT area_id FROM areas WHERE area = 'ConditionMeshTerm')
+      AND p.text_id IN (SELECT text_id FROM learned)
 )
-SELECT nct_id, sum(weight) AS score FROM hits GROUP BY nct_id;
+SELECT n.nct_id, s.score
+FROM (SELECT h.study_no, sum(a.weight) AS score FROM hits AS h JOIN areas AS a USING (area_id) GROUP BY h.study_no) AS s
+JOIN study_number AS n USING (study_no);
 
 -- term_matches(q): free text as query.term reads it: every word must appear in some BasicSearch area.
 CREATE OR REPLACE MACRO term_matches(q) AS TABLE
 WITH words AS (
     SELECT DISTINCT word FROM (SELECT unnest(string_split(trim(search_norm(q)), ' ')) AS word) WHERE word <> ''
 ),
+areas AS (SELECT area_id, weight FROM search_area WHERE field = 'term'),
 hits AS (
-    SELECT DISTINCT w.word, p.nct_id, p.area, p.weight
+    SELECT DISTINCT w.word, p.study_no, p.area_id
     FROM words AS w
     JOIN search_token AS k ON k.token = w.word
-    JOIN search_posting AS p ON p.text_id = k.text_id AND p.field = 'term'
+    JOIN search_posting AS p ON p.text_id = k.text_id
+    WHERE p.area_id IN (SELECT area_id FROM areas)
 )
-SELECT nct_id, sum(weight) AS score
-FROM hits
-GROUP BY nct_id
-HAVING count(DISTINCT word) = (SELECT count(*) FROM words);
+SELECT n.nct_id, s.score
+FROM (
+    SELECT h.study_no, sum(a.weight) AS score
+    FROM hits AS h JOIN areas AS a USING (area_id)
+    GROUP BY h.study_no
+    HAVING count(DISTINCT h.word) = (SELECT count(*) FROM words)
+) AS s
+JOIN study_number AS n USING (study_no);
 
 -- location_matches(location): 'Boston, MA' → studies with a site whose place holds every comma-separated
 -- part (a US state's code or name either way).

@@ -1,0 +1,3 @@
+-- study_number: a dense integer per current study (in nct_id order), so the posting table stays narrow.
+CREATE TABLE study_number AS
+SELECT (row_number() OVER (ORDER BY nct_id))::INTEGER AS study_no, nct_id FROM studies ORDER BY nct_id;
