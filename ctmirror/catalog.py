@@ -39,7 +39,7 @@ def build_catalog(path: Path, tables: dict[str, list[Path]]) -> None:
             statement = read_sql(name)
             params = {k: v for k, v in index_params.items() if f"${k}" in statement}
             con.execute(statement, params or None)
-        for folder in ("catalog", "views", "methods"):
+        for folder in ("catalog", "methods", "views"):  # views use the methods' matcher
             for name in sql_files(folder):
                 con.execute(read_sql(name))
         con.execute("CHECKPOINT")

@@ -212,12 +212,12 @@ def open_mirror():
 def emit_json(value) -> None:
     from pydantic import BaseModel
 
-    if isinstance(value, list):
+    if isinstance(value, list) and value and isinstance(value[0], BaseModel):
         typer.echo(json.dumps([v.model_dump(mode="json") for v in value], indent=2, ensure_ascii=False))
     elif isinstance(value, BaseModel):
         typer.echo(json.dumps(value.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
-        typer.echo(json.dumps(value, indent=2, ensure_ascii=False))
+        typer.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
 
 
 @app.command("search-trials")
@@ -458,6 +458,29 @@ def history(
     finally:
         progress.close()
     typer.echo(result.summary)
+
+
+@app.command()
+def stats(
+    name: Annotated[str, typer.Argument(help="stats_by_phase, stats_by_status, ... (see README).")],
+    condition: Annotated[Optional[str], typer.Option(help="Only trials for this condition.")] = None,
+    intervention: Annotated[Optional[str], typer.Option(help="Only trials of this drug or treatment.")] = None,
+    sponsor: Annotated[Optional[str], typer.Option(help="Only trials whose lead sponsor has these words.")] = None,
+    date_before: DateOption = None,
+    holdout: HoldoutOption = "strict",
+    as_json: JsonOption = False,
+) -> None:
+    """One of the registry statistics (counts by phase, status, country, sponsor, funnel, ...) for a scope.
+
+    Example: ctmirror stats stats_by_phase --condition diabetes --date-before 2020-01-01
+    """
+    from ctmirror.render import table
+
+    with open_mirror() as m:
+        rows = m.stats(name, condition, intervention, sponsor, date_before, holdout)
+    if as_json:
+        return emit_json(rows)
+    typer.echo(table(rows, list(rows[0]) if rows else []))
 
 
 @app.command("sql")

@@ -19,6 +19,10 @@ if TYPE_CHECKING:
     from ctmirror.mirror import Mirror
 
 MAX_RESULTS = 10_000
+STATS = ("stats_by_phase", "stats_by_status", "stats_by_study_type", "stats_by_sex", "stats_by_age_group",
+         "stats_by_intervention_type", "stats_by_start_year", "stats_by_duration", "stats_by_country",
+         "stats_by_facility", "stats_by_sponsor", "stats_by_sponsor_class", "stats_enrollment", "stats_completion",
+         "stats_results_reporting", "stats_recruitment_funnel")
 CURSOR_VERSION = 1
 
 
@@ -87,6 +91,19 @@ class Methods:
     def get_trial_details(self: Mirror, nct_id: str) -> TrialDetails | None:
         rows = self.rows(read_sql("calls/get_trial_details.sql"), {"nct_id": arg.nct_id(nct_id)})
         return TrialDetails.model_validate(rows[0]) if rows else None
+
+    def stats(self: Mirror, name: str, condition: str | None = None, intervention: str | None = None,
+              sponsor: str | None = None, date_before: date | str | None = None,
+              holdout: str = "strict") -> list[dict[str, Any]]:
+        """One of the analytics (sql/views/stats_*.sql, listed in STATS) for the trials in scope, as rows."""
+        if name not in STATS:
+            raise InvalidArgument(f"unknown statistic {name!r}: one of {', '.join(STATS)}", invalid_input=name,
+                                  recovery_hint="pick a name from the list")
+        mirror, cutoff = self._scope(date_before, holdout)
+        return mirror.rows(read_sql(f"calls/{name}.sql"), {
+            "condition": arg.optional_text("condition", condition),
+            "intervention": arg.optional_text("intervention", intervention),
+            "sponsor": arg.optional_text("sponsor", sponsor), "date_before": cutoff})
 
     def search(self: Mirror, query: str | None = None, condition: str | None = None,
                intervention: str | None = None, status: str | list[str] | None = None,

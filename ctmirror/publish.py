@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ctmirror.catalog import build_catalog
 from ctmirror.sqlfiles import read_sql
+from ctmirror.errors import WarehouseError
 from ctmirror.warehouse import DEFAULT_KEEP_STATES, State, Warehouse
 from ingest.crash import crash_point
 from ingest.normalize import new_connection, normalised_tables, table_key
@@ -17,8 +18,20 @@ from ingest.raw_store import utc_now
 HISTORY_TABLES = ("study_versions", "quarantine", "sightings")
 
 
+def check_segments(segments: list) -> None:
+    """Every segment must hold every table this version normalises: one written by an older ctmirror, before a
+    table existed, has to be renormalised from raw/ (nothing is lost: raw/ is the source of truth)."""
+    for segment in segments:
+        missing = [t for t in (*normalised_tables(), "quarantine", "sightings") if not segment.table_file(t).exists()]
+        if missing:
+            raise WarehouseError(
+                f"segment {segment.segment_id} was written by an older ctmirror: it has no {', '.join(missing)}",
+                hint="run `ctmirror rebuild` once: it renormalises every record from raw/ (no network)")
+
+
 def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES) -> State:
     segments = warehouse.segments()
+    check_segments(segments)
     state_id, path = warehouse.new_state_dir()
     con = new_connection()
     try:

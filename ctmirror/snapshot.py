@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ctmirror.catalog import build_catalog
 from ctmirror.errors import InvalidArgument
-from ctmirror.publish import HISTORY_TABLES, load_all_versions, write_ordered
+from ctmirror.publish import HISTORY_TABLES, check_segments, load_all_versions, write_ordered
 from ctmirror.sqlfiles import read_sql
 from ctmirror.warehouse import State, Warehouse, atomic_write_text
 from ingest.normalize import new_connection, normalised_tables
@@ -39,6 +39,7 @@ def build_snapshot(warehouse: Warehouse, cutoff: date, out: Path, *, state: Stat
         raise InvalidArgument(f"{out} exists already: snapshots are never overwritten", invalid_input=str(out),
                               recovery_hint="choose a new --out folder, or delete the old snapshot first")
     segments = [s for s in warehouse.segments() if s.segment_id in set(state.meta["segments"])]
+    check_segments(segments)
     out.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".tmp-{out.name}-", dir=out.parent))
     try:

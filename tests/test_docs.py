@@ -30,6 +30,14 @@ def test_readme_data_model_matches_the_catalog(sample_warehouse):
     assert readme[start:end] == generated, "README is stale: regenerate with `python -m ctmirror.docs WAREHOUSE`"
 
 
+def test_readme_statistics_match_the_sql_files():
+    from ctmirror.docs import STATS_BEGIN, STATS_END, statistics_markdown
+
+    readme = (ROOT / "README.md").read_text()
+    start, end = readme.index(STATS_BEGIN), readme.index(STATS_END) + len(STATS_END)
+    assert readme[start:end] == statistics_markdown()
+
+
 def test_ci_runs_readme_commands():
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()

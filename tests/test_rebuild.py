@@ -51,3 +51,19 @@ def test_readers_of_the_old_state_keep_working_through_a_rebuild(tmp_path, recor
     reader.close()
     with Mirror(wh.root) as m:
         assert m.state_id != reader.state_id
+
+
+def test_segments_from_an_older_version_ask_for_a_rebuild_which_fixes_them(tmp_path, records):
+    from ctmirror.errors import WarehouseError
+    from ctmirror.publish import publish
+
+    wh = Warehouse(tmp_path / "w")
+    load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:10])])
+    wh.segments()[0].table_file("study_details").unlink()  # as if written before that table existed
+    with pytest.raises(WarehouseError, match="older ctmirror: it has no study_details") as caught:
+        with wh.writing():
+            publish(wh, run={"run_id": "x"})
+    assert "ctmirror rebuild" in caught.value.hint
+    rebuild(wh)
+    with Mirror(wh.root) as m:
+        assert m.get_trial_details(records[0]["protocolSection"]["identificationModule"]["nctId"]) is not None

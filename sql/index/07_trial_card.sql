@@ -34,6 +34,7 @@ SELECT
     coalesce(intr.interventions, []) AS interventions,
     coalesce(intr.drug_names, []) AS drug_names,
     coalesce(s.lead_sponsor, '') AS sponsor,
+    s.lead_sponsor_class AS sponsor_class,
     coalesce(coll.collaborators, []) AS collaborators,
     s.enrollment,
     s.enrollment_type,
@@ -52,6 +53,7 @@ SELECT
     s.sex,
     s.minimum_age_days,
     s.maximum_age_days,
+    s.std_ages,
     s.as_of_exact
 FROM studies AS s
 LEFT JOIN cond USING (nct_id)

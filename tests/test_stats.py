@@ -1,0 +1,116 @@
+"""Registry statistics, checked against counts computed by hand from the raw records of the sample."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from datetime import date
+
+import pytest
+
+from ctmirror import InvalidArgument, Mirror
+from ctmirror.methods import STATS
+
+PHASE_LABEL = {"EARLY_PHASE1": "Early Phase 1", "PHASE1": "Phase 1", "PHASE2": "Phase 2", "PHASE3": "Phase 3",
+               "PHASE4": "Phase 4", "NA": "Not Applicable"}
+
+
+@pytest.fixture(scope="module")
+def m(sample_warehouse):
+    with Mirror(sample_warehouse) as mirror:
+        yield mirror
+
+
+def ps(record: dict) -> dict:
+    return record["protocolSection"]
+
+
+def as_counts(rows: list[dict], key: str) -> dict:
+    return {r[key]: r["trials"] for r in rows}
+
+
+def test_by_phase_status_type_and_sex(m, records):
+    phases = Counter("/".join(PHASE_LABEL[p] for p in ps(r).get("designModule", {}).get("phases", [])) or "(none)"
+                     for r in records)
+    statuses = Counter(ps(r).get("statusModule", {}).get("overallStatus", "(none)") for r in records)
+    types = Counter(ps(r).get("designModule", {}).get("studyType", "(none)") for r in records)
+    sexes = Counter(ps(r).get("eligibilityModule", {}).get("sex", "(none)") for r in records)
+    assert as_counts(m.stats("stats_by_phase"), "phase") == phases
+    assert as_counts(m.stats("stats_by_status"), "overall_status") == statuses
+    assert as_counts(m.stats("stats_by_study_type"), "study_type") == types
+    assert as_counts(m.stats("stats_by_sex"), "sex") == sexes
+    assert sum(r["share"] for r in m.stats("stats_by_phase")) == pytest.approx(1.0, abs=0.001)
+
+
+def test_by_age_group_intervention_type_and_start_year(m, records):
+    ages = Counter(a for r in records for a in set(ps(r).get("eligibilityModule", {}).get("stdAges", [])))
+    kinds = Counter(k for r in records for k in {i.get("type") for i in ps(r).get("armsInterventionsModule", {})
+                                                .get("interventions", []) if i.get("type")})
+    years = Counter(int(ps(r)["statusModule"]["startDateStruct"]["date"][:4]) for r in records
+                    if ps(r).get("statusModule", {}).get("startDateStruct", {}).get("date"))
+    assert as_counts(m.stats("stats_by_age_group"), "age_group") == ages
+    label = {k: k.replace("_", " ").title() for k in kinds}
+    assert as_counts(m.stats("stats_by_intervention_type"), "intervention_type") == {label[k]: v for k, v in kinds.items()}
+    assert as_counts(m.stats("stats_by_start_year"), "start_year") == years
+
+
+def test_by_country_sponsor_class_and_enrollment(m, records):
+    countries = Counter(c for r in records for c in {x.get("country") for x in ps(r).get("contactsLocationsModule", {})
+                                                    .get("locations", []) if x.get("country")})
+    classes = Counter(ps(r).get("sponsorCollaboratorsModule", {}).get("leadSponsor", {}).get("class", "(none)")
+                      for r in records)
+
+    def band(n):
+        return "unknown" if not n or n <= 0 else "1-50" if n <= 50 else "51-100" if n <= 100 else \
+            "101-500" if n <= 500 else "501-1000" if n <= 1000 else "1000+"
+
+    bands = Counter(band(ps(r).get("designModule", {}).get("enrollmentInfo", {}).get("count")) for r in records)
+    assert as_counts(m.stats("stats_by_country"), "country") == countries
+    assert as_counts(m.stats("stats_by_sponsor_class"), "sponsor_class") == classes
+    assert as_counts(m.stats("stats_enrollment"), "enrollment") == bands
+
+
+def test_completion_results_and_funnel(m, records):
+    statuses = Counter(ps(r).get("statusModule", {}).get("overallStatus") for r in records)
+    [completion] = m.stats("stats_completion")
+    closed = statuses["COMPLETED"] + statuses["TERMINATED"] + statuses["WITHDRAWN"]
+    assert (completion["trials"], completion["closed"], completion["terminated"]) == \
+        (len(records), closed, statuses["TERMINATED"])
+    assert completion["completion_rate"] == round(statuses["COMPLETED"] / closed, 4)
+    completed = [r for r in records if ps(r).get("statusModule", {}).get("overallStatus") == "COMPLETED"]
+    [reporting] = m.stats("stats_results_reporting")
+    assert (reporting["completed"], reporting["with_results"]) == \
+        (len(completed), sum(1 for r in completed if r.get("hasResults")))
+    funnel = as_counts(m.stats("stats_recruitment_funnel"), "stage")
+    assert funnel["recruiting"] == statuses["RECRUITING"] + statuses["ENROLLING_BY_INVITATION"]
+    assert funnel["stopped early"] == statuses["TERMINATED"] + statuses["WITHDRAWN"] + statuses["SUSPENDED"]
+    assert sum(funnel.values()) == len(records)
+
+
+def test_filters_use_the_methods_matching_and_cutoff(m):
+    scope = {i.nct_id for i in m.search(condition="erectile dysfunction", page_size=200).items}
+    total = m.search(condition="erectile dysfunction", page_size=1).pagination.total_count
+    assert sum(r["trials"] for r in m.stats("stats_by_status", condition="erectile dysfunction")) == total
+    assert scope
+    strict = m.stats("stats_by_status", condition="erectile dysfunction", date_before=date(2012, 1, 1))
+    parity = m.stats("stats_by_status", condition="erectile dysfunction", date_before=date(2012, 1, 1),
+                     holdout="first_posted")
+    # Strict scope learns synonyms only from studies that existed at the cutoff, so it can be smaller.
+    assert 0 < sum(r["trials"] for r in strict) <= sum(r["trials"] for r in parity) < total
+    assert as_counts(strict, "overall_status").get("TERMINATED", 0) < as_counts(parity, "overall_status")["TERMINATED"]
+    bayer = m.stats("stats_by_sponsor", sponsor="Bayer")
+    assert bayer and all("bayer" in r["sponsor"].lower() for r in bayer)
+
+
+def test_every_statistic_runs_through_sql_python_and_cli(m, sample_warehouse):
+    for name in STATS:
+        python = m.stats(name, condition="diabetes")
+        sql = m.rows(f"SELECT * FROM {name}('diabetes', NULL, NULL, NULL)")
+        assert python == sql and python, name
+    done = subprocess.run([sys.executable, "-m", "ctmirror.cli", "-w", str(sample_warehouse), "stats", "stats_by_phase",
+                           "--condition", "diabetes", "--json"], capture_output=True, text=True, timeout=120)
+    assert json.loads(done.stdout) == m.stats("stats_by_phase", condition="diabetes")
+    with pytest.raises(InvalidArgument, match="unknown statistic"):
+        m.stats("stats_by_mood")
