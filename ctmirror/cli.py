@@ -483,6 +483,40 @@ def stats(
     typer.echo(table(rows, list(rows[0]) if rows else []))
 
 
+report_app = typer.Typer(help="Reports people can look at.", no_args_is_help=True)
+app.add_typer(report_app, name="report")
+
+
+@report_app.command("landscape")
+def report_landscape(
+    condition: Annotated[str, typer.Argument(help="Disease or condition.")],
+    out: Annotated[Path, typer.Option("--out", help="report.html, or a folder for --format png.")],
+    as_of: Annotated[Optional[str], typer.Option("--as-of", help="Cutoff date YYYY-MM-DD (strict).")] = None,
+    output_format: Annotated[str, typer.Option("--format", help="html (one page) or png (one file a chart).")] = "html",
+) -> None:
+    """A self-contained HTML report on one condition: landscape, phases, statuses, starts per year, sponsors,
+    stopped trials, sites. `--format png` writes each chart as PNG (needs Debian's chromium).
+
+    Example: ctmirror report landscape NASH --as-of 2019-06-01 --out nash.html
+    """
+    from ctmirror import arguments
+    from ctmirror.report import landscape_charts, landscape_report, svg_to_png
+
+    cutoff = arguments.cutoff(as_of)
+    arguments.text("condition", condition)
+    with open_mirror() as m:
+        if output_format == "png":
+            out.mkdir(parents=True, exist_ok=True)
+            for name, svg in landscape_charts(m, condition, cutoff).items():
+                svg_to_png(svg, out / f"{name}.png")
+            typer.echo(f"charts written to {out}")
+            return
+        if output_format != "html":
+            raise InvalidArgument("--format must be html or png")
+        out.write_text(landscape_report(m, condition, cutoff), encoding="utf-8")
+    typer.echo(f"report written to {out}")
+
+
 @app.command("sql")
 def sql_command(
     query: Annotated[Optional[str], typer.Argument(help="One SELECT; none opens a prompt.")] = None,
