@@ -114,3 +114,48 @@ def test_every_statistic_runs_through_sql_python_and_cli(m, sample_warehouse):
     assert json.loads(done.stdout) == m.stats("stats_by_phase", condition="diabetes")
     with pytest.raises(InvalidArgument, match="unknown statistic"):
         m.stats("stats_by_mood")
+
+
+def partial(value: str | None) -> date | None:
+    if not value:
+        return None
+    return date.fromisoformat((value + "-01-01"[len(value) - 4:])[:10] if len(value) < 10 else value)
+
+
+def test_duration_facility_sponsor_and_results_delay(m, records):
+    def band(r):
+        status = ps(r).get("statusModule", {})
+        start = partial(status.get("startDateStruct", {}).get("date"))
+        end = partial(status.get("primaryCompletionDateStruct", {}).get("date"))
+        if not start or not end or end < start:
+            return "unknown"
+        months = (end.year - start.year) * 12 + (end.month - start.month) - (end.day < start.day)
+        return "< 6 months" if months < 6 else "6-12 months" if months < 12 else "1-2 years" if months < 24 \
+            else "2-5 years" if months < 60 else "5+ years"
+
+    assert as_counts(m.stats("stats_by_duration"), "duration") == Counter(band(r) for r in records)
+
+    facilities = Counter((x["facility"], x.get("city"), x.get("country")) for r in records
+                         for x in {(s.get("facility"), s.get("city"), s.get("country")): s
+                                   for s in ps(r).get("contactsLocationsModule", {}).get("locations", [])
+                                   if s.get("facility")}.values())
+    top = m.stats("stats_by_facility")
+    assert len(top) == 100
+    assert all(facilities[(t["facility"], t["city"], t["country"])] == t["trials"] for t in top)
+    assert top[0]["trials"] == max(facilities.values())
+
+    sponsors = Counter(ps(r).get("sponsorCollaboratorsModule", {}).get("leadSponsor", {}).get("name") for r in records)
+    sponsors.pop(None, None)
+    by_sponsor = m.stats("stats_by_sponsor")
+    assert [(s["sponsor"], s["trials"]) for s in by_sponsor[:5]] == \
+        sorted(sponsors.items(), key=lambda kv: (-kv[1], kv[0]))[:5]
+
+    delays = sorted((partial(ps(r)["statusModule"]["resultsFirstPostDateStruct"]["date"])
+                     - partial(ps(r)["statusModule"]["primaryCompletionDateStruct"]["date"])).days
+                    for r in records if ps(r).get("statusModule", {}).get("overallStatus") == "COMPLETED"
+                    and r.get("hasResults") and ps(r)["statusModule"].get("resultsFirstPostDateStruct")
+                    and ps(r)["statusModule"].get("primaryCompletionDateStruct"))
+    [reporting] = m.stats("stats_results_reporting")
+    middle = len(delays) // 2
+    expected = delays[middle] if len(delays) % 2 else (delays[middle - 1] + delays[middle]) / 2
+    assert reporting["median_delay_days"] == expected
