@@ -198,6 +198,19 @@ class Warehouse:
         return set(json.loads(pins.read_text()))
 
     # ---- reading -------------------------------------------------------------------------------------
+    def last_segment_number(self) -> int:
+        segments = self.segments()
+        return int(segments[-1].segment_id) if segments else 0
+
+    def counts_since(self, segment_number: int) -> dict[str, int]:
+        """What the segments written after `segment_number` added (a run notes the number when it starts)."""
+        totals = {"records": 0, "versions_added": 0, "studies_added": 0, "studies_changed": 0, "quarantined": 0}
+        for segment in self.segments():
+            if int(segment.segment_id) > segment_number:
+                for key in totals:
+                    totals[key] += int(segment.meta["counts"].get(key, 0))
+        return totals
+
     def segments(self) -> list[Segment]:
         if not self.segments_dir.is_dir():
             return []

@@ -124,7 +124,7 @@ def _plan(warehouse: Warehouse, paths: SyncPaths, client: PoliteClient, options:
         "base_url": options.base_url.rstrip("/"), "params": params, "since": since,
         "started_at": utc_now(), "data_timestamp": _data_timestamp(client), "phase": "harvesting",
         "next_token": None, "pages": 0, "studies": 0, "total": None, "receipts": [], "token_restarts": 0,
-        "retries": 0, "notes": [], "first_segment": _last_segment(warehouse),
+        "retries": 0, "notes": [], "first_segment": warehouse.last_segment_number(),
     }
     paths.write(paths.checkpoint, checkpoint)
     return checkpoint
@@ -141,11 +141,6 @@ def _parse_page(body: bytes) -> tuple[dict, list]:
 def _data_timestamp(client: PoliteClient) -> str | None:
     version = client.get("/api/v2/version").json()
     return version.get("dataTimestamp") if isinstance(version, dict) else None
-
-
-def _last_segment(warehouse: Warehouse) -> int:
-    segments = warehouse.segments()
-    return int(segments[-1].segment_id) if segments else 0
 
 
 class _Run:
@@ -264,12 +259,7 @@ class _Run:
         return SyncResult(run=run, state=state, summary=self._summary(run, merged, state.state_id))
 
     def _counts(self) -> dict:
-        totals = {"records": 0, "versions_added": 0, "studies_added": 0, "studies_changed": 0, "quarantined": 0}
-        for segment in self.warehouse.segments():
-            if int(segment.segment_id) > self.cp["first_segment"]:
-                for key in totals:
-                    totals[key] += int(segment.meta["counts"].get(key, 0))
-        return totals
+        return self.warehouse.counts_since(self.cp["first_segment"])
 
     def _find_removed(self) -> tuple[int, int]:
         """Studies gone from the registry: for a full run, every known study this run did not see; with
@@ -349,7 +339,7 @@ def sync_from_bulk(warehouse: Warehouse, source: str, *, progress: Progress | No
     progress = progress or Progress()
     with warehouse.writing():
         started = utc_now()
-        first_segment = _last_segment(warehouse)
+        first_segment = warehouse.last_segment_number()
         raw = RawStore(warehouse.root)
         if source.startswith(("http://", "https://")):
             receipt = _download(raw, source, timeout, progress)
@@ -365,11 +355,7 @@ def sync_from_bulk(warehouse: Warehouse, source: str, *, progress: Progress | No
             normalizer.run()
         finally:
             normalizer.close()
-        counts = {"records": 0, "versions_added": 0, "studies_added": 0, "studies_changed": 0, "quarantined": 0}
-        for segment in warehouse.segments():
-            if int(segment.segment_id) > first_segment:
-                for key in counts:
-                    counts[key] += int(segment.meta["counts"].get(key, 0))
+        counts = warehouse.counts_since(first_segment)
         run = {
             "run_id": uuid.uuid4().hex[:12], "command": "sync", "source": "bulk", "origin": receipt.origin,
             "status": "completed", "started_at": started.rstrip("Z"), "finished_at": utc_now().rstrip("Z"),

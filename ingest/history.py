@@ -60,7 +60,7 @@ def fetch_history(warehouse: Warehouse, nct_ids: list[str], *, base_url: str, mi
         checkpoint = paths.read(checkpoint_path)
         if not checkpoint or checkpoint.get("ids") != nct_ids:
             checkpoint = {"run_id": uuid.uuid4().hex[:12], "ids": nct_ids, "done": [], "versions": 0,
-                          "started_at": utc_now(), "first_segment": _last_segment(warehouse)}
+                          "started_at": utc_now(), "first_segment": warehouse.last_segment_number()}
             paths.write(checkpoint_path, checkpoint)
         client = PoliteClient(base_url, min_interval, timeout)
         raw = RawStore(warehouse.root)
@@ -86,11 +86,7 @@ def fetch_history(warehouse: Warehouse, nct_ids: list[str], *, base_url: str, mi
             normalizer.run()
         finally:
             normalizer.close()
-        counts = {"records": 0, "versions_added": 0, "studies_added": 0, "studies_changed": 0, "quarantined": 0}
-        for segment in warehouse.segments():
-            if int(segment.segment_id) > checkpoint["first_segment"]:
-                for key in counts:
-                    counts[key] += int(segment.meta["counts"].get(key, 0))
+        counts = warehouse.counts_since(checkpoint["first_segment"])
         run = {"run_id": checkpoint["run_id"], "command": "history", "source": "history", "origin": base_url,
                "status": "completed", "started_at": checkpoint["started_at"].rstrip("Z"),
                "finished_at": utc_now().rstrip("Z"), "data_timestamp": None, **counts,
@@ -102,8 +98,3 @@ def fetch_history(warehouse: Warehouse, nct_ids: list[str], *, base_url: str, mi
     summary = (f"History of {len(nct_ids)} studies: {checkpoint['versions']} versions fetched, "
                f"{counts['versions_added']} new; published state {state.state_id}.")
     return HistoryResult(run=run, state=state, summary=summary)
-
-
-def _last_segment(warehouse: Warehouse) -> int:
-    segments = warehouse.segments()
-    return int(segments[-1].segment_id) if segments else 0
