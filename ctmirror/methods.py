@@ -142,7 +142,10 @@ class Methods:
             if state_id != scoped.state_id:
                 mirror = self.at_state(state_id)
         rows = mirror.rows(read_sql("calls/search_page.sql"), {**params, "limit": size, "offset": offset})
-        total = mirror.rows(read_sql("calls/search_count.sql"), params)[0]["total"]
+        if rows:
+            total = rows[0]["total_matches"]
+        else:  # past the end (or nothing found): the count comes from its own query
+            total = mirror.rows(read_sql("calls/search_count.sql"), params)[0]["total"]
         next_offset = offset + len(rows)
         next_cursor = _write_cursor(mirror.state_id, next_offset, fingerprint) if next_offset < total else None
         return PaginationEnvelope(items=[TrialSearchCandidate.model_validate(r) for r in rows],

@@ -3,6 +3,7 @@
 -- given filters (NULL = no filter), as search candidates, by relevance (sum of the query, condition and
 -- intervention scores) then nct_id. Ages: the trial's window admits the patient (minimum <= min_age, maximum
 -- >= max_age; a missing bound admits everyone). Sex: a trial for ALL (or not saying) admits both.
+-- Every row also carries total_matches, the number of studies the whole search finds.
 -- search_studies(... the first twelve ...): every match, unpaged.
 CREATE OR REPLACE MACRO search_matches(text_query, condition_query, intervention_query, status_list,
                                        location_query, phase_list, eligibility_query, patient_min_age_days,
@@ -41,13 +42,13 @@ CREATE OR REPLACE MACRO search_studies_page(text_query, condition_query, interve
                                             location_query, phase_list, eligibility_query, patient_min_age_days,
                                             patient_max_age_days, sex_wanted, study_type_wanted, cutoff,
                                             page_limit, page_offset) AS TABLE
-WITH page AS (
-    SELECT * FROM search_matches(text_query, condition_query, intervention_query, status_list, location_query,
-                                 phase_list, eligibility_query, patient_min_age_days, patient_max_age_days,
-                                 sex_wanted, study_type_wanted, cutoff)
-    ORDER BY relevance DESC, nct_id
-    LIMIT page_limit OFFSET page_offset
-)
+WITH matches AS (
+    SELECT *, count(*) OVER () AS total_matches  -- counted while ranking: the page needs no second pass
+    FROM search_matches(text_query, condition_query, intervention_query, status_list, location_query,
+                        phase_list, eligibility_query, patient_min_age_days, patient_max_age_days,
+                        sex_wanted, study_type_wanted, cutoff)
+),
+page AS (SELECT * FROM matches ORDER BY relevance DESC, nct_id LIMIT page_limit OFFSET page_offset)
 SELECT
     'NCT:' || t.nct_id[4:] AS id,
     t.nct_id,
@@ -65,7 +66,8 @@ SELECT
     t.completion_date AS primary_completion_date,
     t.as_of_exact,
     t.content_hash AS version,
-    p.relevance
+    p.relevance,
+    p.total_matches
 FROM page AS p
 JOIN trial_card AS t USING (nct_id)
 ORDER BY p.relevance DESC, t.nct_id;
