@@ -58,9 +58,8 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES)
         views["sync_runs"] = [runs_file]
         counts = dict(zip(
             ("studies", "versions", "quarantined"),
-            con.execute("SELECT (SELECT count(*) FROM current_versions), (SELECT count(*) FROM all_versions), "
-                        "(SELECT count(*) FROM read_parquet($q))",
-                        {"q": [str(s.table_file("quarantine")) for s in segments]}).fetchone(),
+            con.execute(read_sql("publish/state_counts.sql"),
+                        {"quarantine": [str(s.table_file("quarantine")) for s in segments]}).fetchone(),
         ))
     finally:
         con.close()
@@ -95,8 +94,7 @@ def _load_removals(con, warehouse: Warehouse, segments: list) -> None:
     if removals.exists():
         con.execute(read_sql("publish/registry_removals.sql"), {"removals": str(removals)})
     else:
-        con.execute("CREATE OR REPLACE TEMP TABLE registry_removals (nct_id VARCHAR, removed_on DATE, "
-                    "detected_at TIMESTAMP, run_id VARCHAR, merged_into VARCHAR)")
+        con.execute(read_sql("publish/no_registry_removals.sql"))
     con.execute(read_sql("publish/active_removals.sql"),
                 {"sightings": [str(s.table_file("sightings")) for s in segments]})
 

@@ -56,8 +56,7 @@ def build_snapshot(warehouse: Warehouse, cutoff: date, out: Path, *, state: Stat
 def _write(work: Path, segments: list, cutoff: date, state: State) -> dict:
     tables = work / "tables"
     tables.mkdir()
-    con = new_connection()
-    con.execute("SET threads = 1")  # one writer thread: row groups, hence bytes, never depend on scheduling
+    con = new_connection(threads=1)  # one writer thread: row groups, hence bytes, never depend on scheduling
     try:
         load_all_versions(con, segments)
         con.execute(read_sql("asof/version_map.sql"), {"cutoff": cutoff})
@@ -70,12 +69,15 @@ def _write(work: Path, segments: list, cutoff: date, state: State) -> dict:
             else:
                 query, params = read_sql("publish/current_rows.sql"), {"files": files}
             write_ordered(con, table, query, params, tables / f"{table}.parquet")
-        for table in (*HISTORY_TABLES[1:], "registry_removals", "sync_runs"):
-            # Our own clock's records (what we received, when): a snapshot is the registry's state only.
+        # Our own clock's records (what we received, when, what a sync found gone) stay out: a snapshot is
+        # the registry's state only.
+        for table in (*HISTORY_TABLES[1:], "sync_runs"):
             con.sql(read_sql(f"asof/empty_{table}.sql")).write_parquet(str(tables / f"{table}.parquet"))
-        counts = {p.stem: con.execute("SELECT count(*) FROM read_parquet($f)", {"f": str(p)}).fetchone()[0]
+        con.execute(read_sql("publish/no_registry_removals.sql"))
+        con.table("registry_removals").write_parquet(str(tables / "registry_removals.parquet"))
+        counts = {p.stem: con.execute(read_sql("asof/row_count.sql"), {"file": str(p)}).fetchone()[0]
                   for p in sorted(tables.glob("*.parquet"))}
-        exact = con.execute("SELECT count(*) FILTER (WHERE as_of_exact), count(*) FROM current_versions").fetchone()
+        exact = con.execute(read_sql("asof/exact_counts.sql")).fetchone()
     finally:
         con.close()
     digest = hashlib.sha256()

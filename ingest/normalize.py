@@ -60,18 +60,22 @@ class LoadCounts:
         self.unchanged = self.records - self.versions_added
 
 
-def new_connection(temp_dir: Path | None = None) -> duckdb.DuckDBPyConnection:
-    con = duckdb.connect()
+def new_connection(temp_dir: Path | None = None, *, threads: int | None = None) -> duckdb.DuckDBPyConnection:
+    """An in-memory connection with the shared macros. Insertion order is preserved: segment and state files
+    follow the order rows were staged in, which is what makes their bytes reproducible."""
+    config: dict[str, object] = {"preserve_insertion_order": True}
     if temp_dir is not None:
-        con.execute("SET temp_directory = $dir", {"dir": str(temp_dir)})
-    con.execute("SET preserve_insertion_order = true")
+        config["temp_directory"] = str(temp_dir)
+    if threads is not None:
+        config["threads"] = threads
+    con = duckdb.connect(config=config)
     for name in sql_files("schema"):
         con.execute(read_sql(name))
     return con
 
 
 def record_shape(con: duckdb.DuckDBPyConnection) -> RecordShape:
-    return RecordShape(json.loads(con.execute("SELECT study_structure()").fetchone()[0]))
+    return RecordShape(json.loads(con.execute(read_sql("stage/study_structure.sql")).fetchone()[0]))
 
 
 class Normalizer:
@@ -139,15 +143,12 @@ class Normalizer:
     def _flush(self, batch: _Batch, counts: LoadCounts, *, end: dict) -> Segment:
         con = self.con
         known = [str(s.table_file("study_versions")) for s in self.warehouse.segments()]
-        con.execute("CREATE OR REPLACE TEMP TABLE receipts (receipt_id BIGINT, received_at TIMESTAMP, "
-                    "source VARCHAR, origin VARCHAR)")
-        con.executemany("INSERT INTO receipts VALUES (?, ?, ?, ?)",
+        con.execute(read_sql("stage/receipts.sql"))
+        con.executemany(read_sql("stage/receipt_row.sql"),
                         [(r.receipt_id, r.received_at.rstrip("Z"), r.source, r.origin) for r in batch.receipts])
+        con.execute(read_sql("stage/known_versions.sql"))
         if known:
-            con.execute("CREATE OR REPLACE TEMP TABLE known_versions AS "
-                        "SELECT nct_id, content_hash FROM read_parquet($files)", {"files": known})
-        else:
-            con.execute("CREATE OR REPLACE TEMP TABLE known_versions (nct_id VARCHAR, content_hash VARCHAR)")
+            con.execute(read_sql("stage/known_versions_of.sql"), {"files": known})
         try:
             con.execute(read_sql("stage/parse.sql"), {"staging": str(batch.staging_path)})
         except duckdb.InvalidInputException:
@@ -177,7 +178,7 @@ class Normalizer:
         counts.add(batch_counts)
         counts.segments.append(segment_id)
         counts.problems.extend(batch.problems[: max(0, 20 - len(counts.problems))])
-        con.execute("DROP VIEW new_versions; DROP TABLE new_ordinals; DROP TABLE parsed")
+        con.execute(read_sql("stage/drop_batch.sql"))
         batch.discard()
         return segment
 

@@ -53,6 +53,9 @@ class RawStore:
     def __init__(self, warehouse: Path) -> None:
         self.root = warehouse / "raw"
         self.manifest = self.root / "manifest.ndjson"
+        # Read once per store, then counted: a folder of 600k bulk files must not re-read the manifest 600k times.
+        # Safe because only the one writer (Warehouse.writing) appends.
+        self._last_id: int | None = None
 
     def receive_file(self, path: Path, *, source: str, origin: str | None = None,
                      context: dict | None = None, received_at: str | None = None) -> Receipt:
@@ -125,9 +128,11 @@ class RawStore:
     def _append(self, sha: str, blob: str, origin: str, source: str, size: int,
                 context: dict | None, received_at: str | None) -> Receipt:
         self.root.mkdir(parents=True, exist_ok=True)
-        existing = self.receipts()
+        if self._last_id is None:
+            existing = self.receipts()
+            self._last_id = existing[-1].receipt_id if existing else 0
         receipt = Receipt(
-            receipt_id=(existing[-1].receipt_id + 1) if existing else 1,
+            receipt_id=self._last_id + 1,
             sha256=sha, blob=blob, origin=origin, source=source,
             received_at=received_at or utc_now(), size=size, context=context,
         )
@@ -138,6 +143,7 @@ class RawStore:
             f.write(line)
             f.flush()
             os.fsync(f.fileno())
+        self._last_id = receipt.receipt_id
         return receipt
 
     def _ends_with_newline(self) -> bool:
