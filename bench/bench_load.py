@@ -7,7 +7,6 @@ warehouse with `ctmirror load`. Prints studies/s and peak memory.
 from __future__ import annotations
 
 import argparse
-import resource
 import sys
 import tempfile
 import time
@@ -15,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.corpus import write_corpus  # noqa: E402
+from bench.corpus import print_load_figures, write_corpus  # noqa: E402
 from ctmirror.warehouse import Warehouse  # noqa: E402
 from ingest.loader import load_paths  # noqa: E402
 
@@ -30,12 +29,7 @@ def main() -> None:
         started = time.perf_counter()
         result = load_paths(Warehouse(Path(tmp) / "warehouse"), [corpus])
         elapsed = time.perf_counter() - started
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"records            {result.counts.records:,} ({size_mb:,.0f} MB of JSON)")
-    print(f"studies published  {result.state.meta['counts']['studies']:,}")
-    print(f"wall time          {elapsed:,.1f} s")
-    print(f"load rate          {result.counts.records / elapsed:,.0f} studies/s")
-    print(f"peak memory        {peak_mb:,.0f} MB (RSS)")
+    print_load_figures(f"{result.counts.records:,} records ({size_mb:,.0f} MB of JSON)", result, elapsed)
 
 
 if __name__ == "__main__":

@@ -37,3 +37,15 @@ def write_corpus(path: Path, count: int) -> Path:
         for line in replicated_lines(count):
             out.write(line + b"\n")
     return path
+
+
+def print_load_figures(input_line: str, result, elapsed: float) -> None:
+    """The figures every load benchmark prints: what went in, what was published, time, rate, peak memory."""
+    import resource
+
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"input              {input_line}")
+    print(f"studies published  {result.state.meta['counts']['studies']:,} (quarantined {result.counts.quarantined})")
+    print(f"wall time          {elapsed:,.1f} s")
+    print(f"load rate          {result.counts.records / elapsed:,.0f} studies/s")
+    print(f"peak memory        {peak_mb:,.0f} MB (RSS)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from datetime import date
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -79,6 +80,33 @@ def load(
     with progress(None, "records", "loading") as bar:
         result = load_paths(open_warehouse(), inputs, source="sample" if sample and not paths else "file",
                             on_record=bar.update)
+    typer.echo(summary_line(result))
+    for problem in result.counts.problems[:10]:
+        say(f"  quarantined: {problem}")
+    if result.counts.quarantined > 10:
+        say(f"  ... and {result.counts.quarantined - 10} more: SELECT * FROM quarantine")
+
+
+@app.command("load-aact")
+def load_aact(
+    path: Annotated[Path, typer.Argument(help="An AACT flat-file dump: its .zip, or a folder of its .txt files.")],
+    dump_date: Annotated[Optional[str], typer.Option(
+        "--dump-date", help="The dump's date (YYYY-MM-DD); read from the name when it holds one (20240601_...).")
+    ] = None,
+) -> None:
+    """Load an AACT dump as versions of its studies (source aact), the same as the API's records.
+
+    Example: ctmirror load-aact 20240601_clinical_trials.zip
+    """
+    from ingest.loader import load_aact as load_dump, summary_line
+
+    if dump_date is not None:
+        try:
+            dump_date = date.fromisoformat(dump_date).isoformat()
+        except ValueError:
+            raise InvalidArgument(f"--dump-date must be a date (YYYY-MM-DD), got {dump_date!r}") from None
+    with progress(None, "studies", "loading AACT") as bar:
+        result = load_dump(open_warehouse(), path, dump_date=dump_date, on_record=bar.update)
     typer.echo(summary_line(result))
     for problem in result.counts.problems[:10]:
         say(f"  quarantined: {problem}")

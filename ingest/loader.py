@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import uuid
-from collections.abc import Callable, Iterable
+import zipfile
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -59,6 +63,59 @@ def load_paths(warehouse: Warehouse, paths: Iterable[Path], *, source: str = "fi
                                       on_record=on_record)
 
 
+def load_aact(warehouse: Warehouse, path: Path, *, dump_date: str | None = None,
+              on_record: Callable[[int], None] | None = None) -> LoadResult:
+    """An AACT dump (zip or folder): checked whole first, so a dump that cannot be loaded leaves nothing behind;
+    then kept in raw/ (a folder as a zip of its files) and loaded as versions with source `aact`."""
+    from ingest.aact import dump_date_from_name, open_dump
+    from ingest.normalize import new_connection, study_structure_of
+
+    if not path.exists():
+        raise InputError(f"{path}: no such file or folder")
+    dump_date = dump_date or dump_date_from_name(path)
+    if dump_date is None:
+        raise InputError(f"{path}: cannot tell the dump's date from its name; pass --dump-date YYYY-MM-DD")
+    con = new_connection()
+    try:
+        with open_dump(path, study_structure_of(con)) as dump, warehouse.writing():
+            dump.check()
+            dump.read(con)  # raises before anything is kept if a refused row names no study
+            started = utc_now()
+            raw = RawStore(warehouse.root)
+            with _as_zip(path) as received:
+                receipt = raw.receive_file(received, source="aact", origin=str(path.resolve()),
+                                           context={"dump_date": dump_date})
+            normalizer = Normalizer(warehouse, on_record=on_record)
+            try:
+                with normalizer.session() as feed:
+                    feed.add(receipt, dump.candidates())
+                counts = feed.counts
+            finally:
+                normalizer.close()
+            return _record_and_publish(warehouse, counts, command="load-aact", source="aact",
+                                       origin=str(path), started=started, extra={"data_timestamp": dump_date})
+    finally:
+        con.close()
+
+
+@contextmanager
+def _as_zip(path: Path) -> Iterator[Path]:
+    """A zip as it is; a folder as a zip of its files (stored in name order, with fixed times, so the same
+    files give the same bytes and one blob in raw/)."""
+    if not path.is_dir():
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="ctmirror-aact-") as scratch:
+        target = Path(scratch) / f"{path.name}.zip"
+        with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+            for file in sorted(p for p in path.rglob("*") if p.is_file()):
+                info = zipfile.ZipInfo(str(file.relative_to(path)), date_time=(1980, 1, 1, 0, 0, 0))
+                info.compress_type = zipfile.ZIP_DEFLATED
+                with open(file, "rb") as src, archive.open(info, "w") as out:
+                    shutil.copyfileobj(src, out, 1 << 20)
+        yield target
+
+
 def rebuild(warehouse: Warehouse, *, on_record: Callable[[int], None] | None = None) -> LoadResult:
     """Regenerates every segment and table from raw/ alone, into a new generation of segments."""
     with warehouse.writing():
@@ -77,6 +134,12 @@ def _normalise_and_publish(warehouse: Warehouse, *, command: str, source: str, o
         counts = normalizer.run()
     finally:
         normalizer.close()
+    return _record_and_publish(warehouse, counts, command=command, source=source, origin=origin,
+                               started=started, extra=extra)
+
+
+def _record_and_publish(warehouse: Warehouse, counts: LoadCounts, *, command: str, source: str, origin: str,
+                        started: str, extra: dict | None) -> LoadResult:
     run = {
         "run_id": uuid.uuid4().hex[:12], "command": command, "source": source, "origin": origin,
         "status": "completed", "started_at": started.rstrip("Z"), "finished_at": utc_now().rstrip("Z"),

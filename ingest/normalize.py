@@ -74,8 +74,12 @@ def new_connection(temp_dir: Path | None = None, *, threads: int | None = None) 
     return con
 
 
+def study_structure_of(con: duckdb.DuckDBPyConnection) -> dict:
+    return json.loads(con.execute(read_sql("stage/study_structure.sql")).fetchone()[0])
+
+
 def record_shape(con: duckdb.DuckDBPyConnection) -> RecordShape:
-    return RecordShape(json.loads(con.execute(read_sql("stage/study_structure.sql")).fetchone()[0]))
+    return RecordShape(study_structure_of(con))
 
 
 class Normalizer:
@@ -134,7 +138,10 @@ class Normalizer:
         feed.close()
 
     def _take(self, batch: _Batch, receipt: Receipt, candidate: Candidate) -> None:
-        problem, nct_id = (candidate.problem, None) if candidate.problem else self.shape.problem_of_bytes(candidate.data)
+        if candidate.problem:
+            problem, nct_id = candidate.problem, candidate.nct_id
+        else:
+            problem, nct_id = self.shape.problem_of_bytes(candidate.data)
         if problem:
             batch.reject(receipt, candidate.locator, nct_id, problem, candidate.text_for_quarantine())
         else:
@@ -145,7 +152,8 @@ class Normalizer:
         known = [str(s.table_file("study_versions")) for s in self.warehouse.segments()]
         con.execute(read_sql("stage/receipts.sql"))
         con.executemany(read_sql("stage/receipt_row.sql"),
-                        [(r.receipt_id, r.received_at.rstrip("Z"), r.source, r.origin) for r in batch.receipts])
+                        [(r.receipt_id, r.received_at.rstrip("Z"), r.source, r.origin,
+                          (r.context or {}).get("dump_date")) for r in batch.receipts])
         con.execute(read_sql("stage/known_versions.sql"))
         if known:
             con.execute(read_sql("stage/known_versions_of.sql"), {"files": known})

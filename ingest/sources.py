@@ -7,6 +7,7 @@ Accepted shapes, detected from the bytes (not the file name):
   `{"_source": ..., "response": <page>}` the way recorded pages are kept;
 - a single study as `/api/v2/studies/{nctId}` returns it (pretty-printed or not), or a JSON list of studies;
 - a `.zip` of such files (the bulk `json.zip` holds one study file each);
+- an AACT dump: a `.zip` of `|`-delimited table files (ingest/aact.py puts each study's record back together);
 - any of these gzip- or zstd-compressed.
 
 Nothing here raises on bad data: a candidate that cannot be a record carries a `problem` and the text it had,
@@ -57,6 +58,7 @@ class Candidate:
     data: bytes | None = None  # the record's JSON, on one line
     problem: str | None = None  # known bad before validation (empty file, not UTF-8, ...)
     raw_text: str | None = None  # what was there, for quarantine, when `data` is None
+    nct_id: str | None = None  # the study it was, when known without parsing (an AACT row names it)
 
     def text_for_quarantine(self) -> str:
         if self.raw_text is not None:
@@ -120,6 +122,11 @@ def _zip_candidates(path: Path) -> Iterator[Candidate]:
         return
     with archive:
         members = sorted(m for m in archive.namelist() if not m.endswith("/"))
+        if any(Path(m).name == "studies.txt" for m in members):  # an AACT dump, not JSON files
+            from ingest.aact import dump_candidates
+
+            yield from dump_candidates(path)
+            return
         if not members:
             yield Candidate("file", problem="empty zip archive: no records", raw_text="")
         for member in members:

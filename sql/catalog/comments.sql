@@ -160,6 +160,7 @@ COMMENT ON COLUMN study_versions.study_first_post_date IS 'first posted date as 
 COMMENT ON COLUMN study_versions.version_holder IS 'derivedSection.miscInfoModule.versionHolder: the registry''s data date';
 COMMENT ON COLUMN study_versions.ingested_at IS 'when ctmirror received it (UTC)';
 COMMENT ON COLUMN study_versions.source IS 'file, sample, api, bulk, history or aact';
+COMMENT ON COLUMN study_versions.source_date IS 'the date of the source''s data, where the source dates it: an AACT dump''s date (NULL for other sources)';
 COMMENT ON COLUMN study_versions.receipt_id IS 'the raw/ receipt it came in (raw/manifest.ndjson)';
 COMMENT ON COLUMN study_versions.locator IS 'where in the receipt: ''line 17'', ''studies[3]'', ''member NCT01234567.json''';
 COMMENT ON COLUMN study_versions.raw IS 'the study record as JSON';

@@ -1,7 +1,10 @@
 -- condition_links: synonyms a study version teaches: its condition text (normalised) contains the text from which
 -- the registry derived one of its condition MeSH terms (a HIGH browse leaf's asFound), so a query matching the
 -- condition also finds studies indexed under the term: "NASH - Nonalcoholic Steatohepatitis" teaches that NASH
--- maps to "Non-alcoholic Fatty Liver Disease".
+-- maps to "Non-alcoholic Fatty Liver Disease". Only a condition that is the found text, or the found text (of two
+-- words or more) plus one more word (an abbreviation or alias, like NASH), teaches: "Erectile Dysfunction With
+-- Type 1 Diabetes Mellitus" names two things, and linking it to "Erectile Dysfunction" would send every diabetes
+-- query there; "Premature Ejaculation", found as "Premature", is not "Premature Birth".
 -- key: nct_id, content_hash, condition_norm, term_norm
 WITH v AS (SELECT nct_id, content_hash, d.protocolSection AS ps, d.derivedSection AS ds FROM new_versions),
 leaves AS (
@@ -31,3 +34,6 @@ JOIN texts AS cn ON cn.text = c.condition
 JOIN texts AS fn ON fn.text = l.found
 JOIN texts AS tn ON tn.text = l.term
 WHERE contains(cn.norm, fn.norm)
+  AND (cn.norm = fn.norm
+       OR (len(list_filter(string_split(replace(cn.norm, fn.norm, ' '), ' '), w -> w <> '')) = 1
+           AND len(list_filter(string_split(fn.norm, ' '), w -> w <> '')) >= 2))

@@ -8,6 +8,7 @@ SELECT
     d.derivedSection.miscInfoModule.versionHolder AS version_holder,
     ingested_at,
     source,
+    source_date,
     receipt_id,
     locator,
     raw

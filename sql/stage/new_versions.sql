@@ -20,6 +20,7 @@ SELECT
     p.d.protocolSection.identificationModule.nctId AS nct_id,
     rc.received_at AS ingested_at,
     rc.source,
+    rc.source_date,
     rc.origin
 FROM parsed AS p
 SEMI JOIN new_ordinals USING (ordinal)

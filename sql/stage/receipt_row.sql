@@ -1,2 +1,2 @@
--- One receipt of the batch (parameters bound: id, received at, source, origin).
-INSERT INTO receipts VALUES (?, ?, ?, ?)
+-- One receipt of the batch (parameters bound: id, received at, source, origin, source date).
+INSERT INTO receipts VALUES (?, ?, ?, ?, ?)

@@ -1,0 +1,381 @@
+"""AACT flat-file dumps → v2 study records.
+
+An AACT dump (a zip, or a folder, of `|`-delimited `.txt` files, one per table) is read with DuckDB's CSV reader
+and each study is put back together as the v2 JSON record CTTI's mapping took it from (ingest/aact_plan.py says
+how). The records then go through the same validation, versioning and normalisation as the API's, so every
+method means the same whichever source fed the warehouse.
+
+A dump is checked whole before anything is stored: a missing required file, a missing column or a file not
+delimited by `|` refuses the dump, naming the file. A row DuckDB cannot read (wrong type, too many fields) costs
+only its study, quarantined with the file and line; a bad row that names no study refuses the dump.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import shutil
+import tempfile
+import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from ctmirror.errors import InputError
+from ctmirror.sqlfiles import read_sql
+from ingest.aact_plan import (
+    DERIVED_LEAVES,
+    LINKED_MEMBERS,
+    Entry,
+    Path_,
+    field_types,
+    parent_keys,
+    plan,
+    required_tables,
+    tables_read,
+)
+from ingest.sources import Candidate
+
+_IDENTIFIER = re.compile(r"^[a-z][a-z0-9_]*$")
+_NCT_ID = re.compile(r"NCT\d{8}")
+_DUMP_DATE = re.compile(r"(?<!\d)(\d{4})-?(\d{2})-?(\d{2})(?!\d)")
+FETCH_ROWS = 2_000
+CHUNK_STUDIES = 10_000
+_AFTER_ALL = "\U0010ffff"  # sorts after every string: the last chunk's upper bound
+
+
+class AactDumpError(InputError):
+    """The dump cannot be loaded as a whole; the message names the file (and line, where there is one)."""
+
+
+def is_aact_zip(names: list[str]) -> bool:
+    return any(Path(n).name == "studies.txt" for n in names)
+
+
+def dump_date_from_name(path: Path) -> str | None:
+    """AACT names its dumps by date (`20240601_clinical_trials.zip`, `2024-06-01_export`)."""
+    match = _DUMP_DATE.search(path.name)
+    return f"{match[1]}-{match[2]}-{match[3]}" if match else None
+
+
+@dataclass
+class _Table:
+    name: str
+    path: Path
+    header: list[str]
+
+
+class AactDump:
+    """One dump's table files, checked and read into a DuckDB connection of its own."""
+
+    def __init__(self, label: str, files: dict[str, Path], structure: dict) -> None:
+        self.label = label
+        self.files = files
+        self.structure = structure
+        self.tables: dict[str, _Table] = {}
+        self.bad: dict[str, tuple[str, str, str]] = {}
+        self.parent_key: dict[str, str | None] = {}
+        self.con: duckdb.DuckDBPyConnection | None = None
+
+    def check(self) -> None:
+        """Required files present, `|`-delimited, with every column the reassembly reads."""
+        required = required_tables(self.structure)
+        for table in sorted(required):
+            if table not in self.files:
+                raise AactDumpError(f"AACT dump {self.label}: the required file {table}.txt is missing")
+        keys = parent_keys()
+        for table, columns in tables_read().items():
+            if table not in self.files:
+                continue
+            header = self._header(table)
+            missing = [c for c in columns if c not in header and c not in keys.get(table, ())]
+            if table in keys and not any(k in header for k in keys[table]):
+                missing.append(" or ".join(keys[table]))
+            if missing and table in required:
+                raise AactDumpError(
+                    f"AACT dump {self.label}: {table}.txt line 1: missing column(s) {', '.join(missing)} "
+                    f"(the header has {', '.join(header)})")
+            if not missing:  # a table ctmirror does not read from, in a shape it does not know: left out
+                self.tables[table] = _Table(table, self.files[table], header)
+
+    def _header(self, table: str) -> list[str]:
+        with open(self.files[table], "rb") as f:
+            first = f.readline().removeprefix(b"\xef\xbb\xbf").rstrip(b"\r\n")
+        try:
+            text = first.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise AactDumpError(f"AACT dump {self.label}: {table}.txt line 1: not UTF-8 ({exc})") from exc
+        if not text:
+            raise AactDumpError(f"AACT dump {self.label}: {table}.txt line 1: no header (empty file)")
+        if "|" not in text and "nct_id" not in text.split("|"):
+            for other in (",", "\t", ";"):
+                if other in text:
+                    raise AactDumpError(
+                        f"AACT dump {self.label}: {table}.txt line 1: the header is delimited by {other!r}, "
+                        f"AACT files use '|': {text[:200]!r}")
+        return text.split("|")
+
+    def read(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Reads every table into `con` and sorts out refused rows; raises on one that names no study."""
+        needed = tables_read()
+        for table in self.tables.values():
+            if not _IDENTIFIER.match(table.name):
+                raise AactDumpError(f"AACT dump {self.label}: {table.name!r} is not a table name")
+            types = needed[table.name]
+            columns = {c: types.get(c, "VARCHAR") for c in table.header}
+            links = parent_keys().get(table.name, ())
+            self.parent_key[table.name] = next((c for c in table.header if c in links), None)
+            con.execute(read_sql("aact/read_table.sql").replace("{table}", table.name),
+                        {"path": str(table.path), "columns": columns})
+        con.execute(read_sql("aact/derived.sql"))
+        con.execute(read_sql("aact/links.sql"))
+        self.bad = self._bad_rows(con)
+        unnamed = con.execute(read_sql("aact/unnamed_studies.sql")).fetchone()[0]
+        if unnamed:
+            raise AactDumpError(f"AACT dump {self.label}: studies.txt: {unnamed} row(s) have no nct_id")
+        self.con = con
+
+    def candidates(self) -> Iterator[Candidate]:
+        """Every study as a candidate record, in nct_id order; then the studies a refused row quarantines
+        (all of a study or none of it: a half-read study is never loaded)."""
+        query, params = reassembly_sql(set(self.tables), self.parent_key)
+        # In chunks of studies: memory stays bounded however big the dump, and the first records reach the
+        # normaliser (another thread) while the rest are still being put together.
+        ids = [r[0] for r in self.con.execute(read_sql("aact/chunk_starts.sql"), {"every": CHUNK_STUDIES}).fetchall()]
+        for lo, hi in zip(ids, [*ids[1:], None]):
+            cursor = self.con.execute(query, {**params, "lo": lo, "hi": hi or _AFTER_ALL})
+            while rows := cursor.fetchmany(FETCH_ROWS):
+                for nct_id, record in rows:
+                    if nct_id not in self.bad:
+                        yield Candidate(f"studies.txt {nct_id}", data=record.encode("utf-8"))
+        for nct_id, (where, reason, text) in sorted(self.bad.items()):
+            yield Candidate(where, problem=reason, raw_text=text, nct_id=nct_id)
+
+    def _bad_rows(self, con: duckdb.DuckDBPyConnection) -> dict[str, tuple[str, str, str]]:
+        """Studies with a row DuckDB refused: nct_id → (file and line, reason, the row's text). The first
+        refusal (by file, then line) is the reason given."""
+        rejects = con.execute(read_sql("aact/rejects.sql")).fetchall()
+        by_path = {str(t.path): t.name for t in self.tables.values()}
+        lines = _LineIndex()
+        bad: dict[str, tuple[str, str, str]] = {}
+        for path, position, column, _kind, text, message in rejects:
+            file = f"{by_path.get(path, Path(path).stem)}.txt"
+            where = f"{file} line {lines.line_of(path, position)}"
+            column_note = f" (column {column})" if column else ""
+            nct = _NCT_ID.search(text or "")
+            if nct is None:
+                raise AactDumpError(f"AACT dump {self.label}: {where}: {message}{column_note}; the row names "
+                                    "no study, so the dump is refused")
+            bad.setdefault(nct[0], (where, f"AACT {where}: {message}{column_note}", text))
+        return bad
+
+
+class _LineIndex:
+    """Byte offsets → 1-based line numbers, one pass per file, only for files with refused rows."""
+
+    def __init__(self) -> None:
+        self._starts: dict[str, list[int]] = {}
+
+    def line_of(self, path: str, position: int) -> int:
+        if path not in self._starts:
+            starts = [0]
+            offset = 0
+            with open(path, "rb") as f:
+                while chunk := f.read(1 << 20):
+                    at = chunk.find(b"\n")
+                    while at != -1:
+                        starts.append(offset + at + 1)
+                        at = chunk.find(b"\n", at + 1)
+                    offset += len(chunk)
+            self._starts[path] = starts
+        return bisect.bisect_right(self._starts[path], position)
+
+
+@contextmanager
+def open_dump(path: Path, structure: dict) -> Iterator[AactDump]:
+    """A zip or folder of AACT `.txt` files; a zip's members are extracted to a scratch folder (only the
+    tables read), since DuckDB reads files."""
+    wanted = set(tables_read())
+    if path.is_dir():
+        files = {p.stem: p for p in sorted(path.rglob("*.txt")) if p.stem in wanted}
+        yield AactDump(str(path), files, structure)
+        return
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise AactDumpError(f"AACT dump {path}: not a readable zip archive or folder ({exc})") from exc
+    scratch = Path(tempfile.mkdtemp(prefix="ctmirror-aact-"))
+    try:
+        with archive:
+            files = {}
+            for member in sorted(archive.namelist()):
+                name = Path(member)
+                if name.suffix == ".txt" and name.stem in wanted and name.stem not in files:
+                    target = scratch / name.name
+                    with archive.open(member) as src, open(target, "wb") as out:
+                        shutil.copyfileobj(src, out, 1 << 20)
+                    files[name.stem] = target
+        yield AactDump(str(path), files, structure)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def dump_candidates(path: Path) -> Iterator[Candidate]:
+    """The records of a stored dump (rebuild reads raw/ this way). A dump was checked when it was received,
+    so a failure here is reported as one quarantined candidate rather than raised."""
+    from ingest.normalize import new_connection, study_structure_of
+
+    con = new_connection()
+    try:
+        with open_dump(path, study_structure_of(con)) as dump:
+            try:
+                dump.check()
+                dump.read(con)
+            except AactDumpError as exc:
+                yield Candidate("dump", problem=str(exc), raw_text="")
+                return
+            yield from dump.candidates()
+    finally:
+        con.close()
+
+
+def reassembly_sql(available: set[str], parent_key: dict[str, str | None]) -> tuple[str, dict[str, object]]:
+    """One query giving (nct_id, v2 record JSON) per AACT study, built from the plan: a CTE per entry, then one
+    nested struct following the v2 field tree, serialised once. Names come from CTTI's mapping (checked
+    identifiers); constants are bound parameters."""
+    builder = _Builder(available, parent_key)
+    return builder.query(), builder.params
+
+
+class _Builder:
+    def __init__(self, available: set[str], parent_key: dict[str, str | None]) -> None:
+        self.available = available
+        self.parent_key = parent_key
+        self.ctes: list[str] = []
+        self.joins: list[str] = []
+        self.params: dict[str, object] = {}
+        self.leaves: dict[Path_, str] = {}
+
+    def query(self) -> str:
+        for entry in plan():
+            if entry.table in self.available:
+                self._top_entry(entry)
+        for path, (table, expression, _types) in DERIVED_LEAVES.items():
+            if table == "studies":
+                self.leaves[path] = f"s.{expression}" if _IDENTIFIER.match(expression) else expression
+            elif table in self.available:
+                alias = self._cte(f"SELECT t.nct_id, {expression} AS v FROM {_ident('aact_' + table)} AS t "
+                                  f"{self._where(None)} "
+                                  "QUALIFY row_number() OVER (PARTITION BY t.nct_id ORDER BY t.id) = 1")
+                self.leaves[path] = f"{alias}.v"
+        record = _json_tree(self.leaves, field_types())
+        with_clause = ("WITH " + ",\n".join(self.ctes) + "\n") if self.ctes else ""
+        return (f"{with_clause}SELECT s.nct_id, aact_without_nulls(to_json({record})) AS record\n"
+                f"FROM aact_studies AS s\n" + "\n".join(self.joins) +
+                "\nWHERE s.nct_id >= $lo AND s.nct_id < $hi ORDER BY s.nct_id")
+
+    def _bind(self, value: object) -> str:
+        name = f"p{len(self.params)}"
+        self.params[name] = value
+        return f"${name}"
+
+    def _cte(self, body: str) -> str:
+        alias = f"e{len(self.ctes)}"
+        self.ctes.append(f"{alias} AS ({body})")
+        self.joins.append(f"LEFT JOIN {alias} ON {alias}.nct_id = s.nct_id")
+        return alias
+
+    def _where(self, entry: Entry | None, alias: str = "t") -> str:
+        """This chunk's studies ($lo <= nct_id < $hi: every table has nct_id), and the entry's constants."""
+        conditions = [f"{alias}.nct_id >= $lo", f"{alias}.nct_id < $hi"]
+        conditions += [f"{alias}.{_ident(c)} = {self._bind(v)}" for c, v in (entry.filters if entry else {}).items()]
+        return " WHERE " + " AND ".join(conditions)
+
+    def _top_entry(self, entry: Entry) -> None:
+        table = _ident(f"aact_{entry.table}")
+        if entry.table == "studies":
+            for member in entry.members:
+                self.leaves.setdefault(entry.root + member.path, _member_sql(member, "s"))
+            return
+        if not entry.is_list:
+            columns = ", ".join(f"{_member_sql(m, 't')} AS m{i}" for i, m in enumerate(entry.members))
+            alias = self._cte(f"SELECT t.nct_id, {columns} FROM {table} AS t{self._where(entry)} "
+                              "QUALIFY row_number() OVER (PARTITION BY t.nct_id ORDER BY t.id) = 1")
+            for i, member in enumerate(entry.members):
+                self.leaves.setdefault(entry.root + member.path, f"{alias}.m{i}")
+            return
+        element, joins = self._element(entry, "t")
+        alias = self._cte(f"SELECT t.nct_id, list({element} ORDER BY t.id) AS v FROM {table} AS t {joins}"
+                          f"{self._where(entry)} AND {element} IS NOT NULL "
+                          "GROUP BY t.nct_id")
+        self.leaves.setdefault(entry.root, f"{alias}.v")
+
+    def _element(self, entry: Entry, alias: str) -> tuple[str, str]:
+        """One list element's SQL (a string, or a struct), and the joins it needs."""
+        if entry.scalar_column:
+            return f"{alias}.{_ident(entry.scalar_column)}", ""
+        members: dict[Path_, str] = {m.path: _member_sql(m, alias) for m in entry.members}
+        joins = []
+        for n, child in enumerate(entry.children):
+            if child.table not in self.available:
+                continue
+            child_alias = f"{alias}c{n}"
+            inner, inner_joins = self._element(child, f"{child_alias}r")
+            joins.append(
+                f"LEFT JOIN (SELECT {child_alias}r.{_ident(self.parent_key[child.table] or '')} AS parent_id, "
+                f"list({inner} ORDER BY {child_alias}r.id) AS v FROM {_ident('aact_' + child.table)} AS {child_alias}r "
+                f"{inner_joins}{self._where(child, child_alias + 'r')} GROUP BY 1) AS {child_alias} "
+                f"ON {child_alias}.parent_id = {alias}.id")
+            members[child.root] = f"{child_alias}.v"
+        for (root, member), view in LINKED_MEMBERS.items():
+            if root == entry.root and "design_group_interventions" in self.available:
+                link_alias = f"{alias}l{len(joins)}"
+                joins.append(f"LEFT JOIN {view} AS {link_alias} ON {link_alias}.parent_id = {alias}.id")
+                members[(member,)] = f"{link_alias}.v"
+        element_types = _subtree(field_types(), entry.root)
+        return _json_tree(members, element_types), " ".join(joins)
+
+
+def _subtree(tree: dict, path: Path_) -> dict:
+    node: dict = {"children": tree}
+    for name in path:
+        node = node.get("children", {}).get(name, {})
+    return node.get("children", {})
+
+
+def _json_tree(leaves: dict[Path_, str], types: dict) -> str:
+    """Nested structs for the leaves, members in the v2 field tree's order; a struct whose leaves are all NULL
+    is NULL, so every object has a member left once aact_without_nulls drops the NULL ones."""
+    grouped: dict[str, dict[Path_, str]] = {}
+    for path, expression in leaves.items():
+        grouped.setdefault(path[0], {})[path[1:]] = expression
+    order = list(types)
+    parts = []
+    for name in sorted(grouped, key=lambda n: (order.index(n) if n in order else len(order), n)):
+        inner = grouped[name]
+        if list(inner) == [()]:
+            expression = inner[()]
+        else:
+            expression = _json_tree(inner, types.get(name, {}).get("children", {}))
+        parts.append(f"{_ident(name, camel=True)} := {expression}")
+    guard = " AND ".join(f"{leaf} IS NULL" for leaf in leaves.values())
+    return f"CASE WHEN {guard} THEN NULL ELSE struct_pack({', '.join(parts)}) END"
+
+
+def _member_sql(member, alias: str) -> str:
+    column = f"{alias}.{_ident(member.column)}"
+    if member.absent_as is not None:
+        return f"nullif({column}, '{member.absent_as.replace(chr(39), chr(39) * 2)}')"
+    return column
+
+
+_FIELD_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
+
+
+def _ident(name: str, *, camel: bool = False) -> str:
+    if not (_FIELD_NAME if camel else _IDENTIFIER).match(name):
+        raise ValueError(f"not a plain identifier: {name!r}")
+    return f'"{name}"'

@@ -1,0 +1,7 @@
+-- The rows the table reads refused (each read_csv with store_rejects adds to reject_errors), with their file.
+-- byte_position is where the row starts: the loader turns it into a line number.
+SELECT s.file_path AS path, e.byte_position, e.column_name, e.error_type::VARCHAR AS error_type, e.csv_line,
+       e.error_message
+FROM reject_errors AS e
+JOIN reject_scans AS s USING (scan_id, file_id)
+ORDER BY s.file_path, e.byte_position, e.column_name;

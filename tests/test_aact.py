@@ -1,0 +1,316 @@
+"""AACT flat-file dumps as a second source: the real studies of tests/data/aact (written from the API records
+by tests/aact_writer.py) load into the same warehouse, with the same answers, and bad dumps fail cleanly."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from aact_writer import read_records, write_zip
+from conftest import DATA, nct, write_ndjson
+from ctmirror import Mirror
+from ctmirror.errors import InputError
+from ctmirror.warehouse import Warehouse
+from ingest.aact import AactDumpError, dump_candidates
+from ingest.loader import load_aact, load_paths, rebuild, sample_path
+
+SAMPLE = DATA / "aact" / "20261101_ctgov_sample.zip"
+SAMPLE_IDS = set((DATA / "aact" / "sample_ids.txt").read_text().split())
+# What AACT does not carry, so a record read back from it lacks (ctmirror's methods use none of them).
+NOT_IN_AACT = {"derivedSection.miscInfoModule", "derivedSection.conditionBrowseModule.browseLeaves",
+               "derivedSection.interventionBrowseModule.browseLeaves"}
+
+
+@pytest.fixture(scope="module")
+def sample_records(records) -> list[dict]:
+    return [r for r in records if nct(r) in SAMPLE_IDS]
+
+
+@pytest.fixture(scope="module")
+def from_json(tmp_path_factory, sample_records) -> Path:
+    root = tmp_path_factory.mktemp("json") / "w"
+    load_paths(Warehouse(root), [write_ndjson(root.parent / "sample.ndjson", sample_records)])
+    return root
+
+
+@pytest.fixture(scope="module")
+def from_aact(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("aact") / "w"
+    load_aact(Warehouse(root), SAMPLE)
+    return root
+
+
+def unpacked(tmp_path: Path) -> Path:
+    folder = tmp_path / "20261101_dump"
+    with zipfile.ZipFile(SAMPLE) as archive:
+        archive.extractall(folder)
+    return folder
+
+
+def edit(folder: Path, table: str, change) -> None:
+    path = folder / f"{table}.txt"
+    path.write_bytes(change(path.read_bytes()))
+
+
+def test_the_sample_is_the_writer_output_for_real_records(tmp_path):
+    again = tmp_path / "again.zip"
+    write_zip([r for r in read_records(sample_path()) if nct(r) in SAMPLE_IDS], again)
+    assert again.read_bytes() == SAMPLE.read_bytes()
+    with zipfile.ZipFile(SAMPLE) as archive:
+        facilities = archive.read("facilities.txt").decode()
+    # the awkward cases are in it: a pipe inside a quoted field, a quoted multi-line field, empty fields
+    assert '"Mountain View | Ophthalmology"' in facilities
+    with zipfile.ZipFile(SAMPLE) as archive:
+        criteria = archive.read("eligibilities.txt").decode()
+    assert '|"Inclusion Criteria:\n\n* Age between 50 to 80 years old' in criteria
+
+
+def _project(value, shape):
+    if isinstance(shape, dict) and isinstance(value, dict):
+        kept = {k: _project(value[k], shape[k]) for k in shape if value.get(k) is not None}
+        return {k: v for k, v in kept.items() if v is not None} or None
+    if isinstance(shape, list) and isinstance(value, list):
+        return [_project(v, shape[0]) for v in value]
+    return value
+
+
+def _drop(record: dict, dotted: str) -> None:
+    *parents, last = dotted.split(".")
+    node = record
+    for name in parents:
+        node = node.get(name) if isinstance(node, dict) else None
+    if isinstance(node, dict):
+        node.pop(last, None)
+
+
+def test_every_study_reads_back_as_its_api_record(sample_records):
+    from ingest.normalize import new_connection, study_structure_of
+
+    shape = study_structure_of(new_connection())
+    read_back = {}
+    for candidate in dump_candidates(SAMPLE):
+        assert candidate.problem is None, candidate.problem
+        record = json.loads(candidate.data)
+        read_back[nct(record)] = record
+    assert set(read_back) == SAMPLE_IDS
+    for original in sample_records:
+        expected = copy.deepcopy(original)
+        for path in NOT_IN_AACT:
+            _drop(expected, path)
+        for module in ("conditionBrowseModule", "interventionBrowseModule"):
+            for kind in ("meshes", "ancestors"):  # AACT keeps MeSH terms, not their ids
+                for term in expected.get("derivedSection", {}).get(module, {}).get(kind, []):
+                    term.pop("id", None)
+        got = _project(read_back[nct(original)], shape)
+        want = _project(expected, shape)
+        for arm_list in (got, want):  # AACT links arms to interventions, not to names: compare as sets
+            for arm in (arm_list["protocolSection"].get("armsInterventionsModule") or {}).get("armGroups", []):
+                arm["interventionNames"] = sorted(set(arm.get("interventionNames", [])))
+        assert got == want, nct(original)
+
+
+def _comparable(result):
+    if result is None:
+        return None
+    if isinstance(result, list):
+        return [_comparable(r) for r in result]
+    dumped = result.model_dump() if hasattr(result, "model_dump") else result
+
+    def strip(value):  # the version is a content hash, and AACT's record differs (see NOT_IN_AACT)
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k != "version"}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    return strip(dumped)
+
+
+def _taught_synonym(m: Mirror, condition: str | None) -> bool:
+    """Whether the query reaches a study through a synonym the data taught (condition_links): learned from
+    browse leaves, which AACT does not have."""
+    if not condition:
+        return False
+    return m.sql("""SELECT count(*) FROM condition_link AS l
+                    JOIN search_text AS x ON x.text_id = l.text_id JOIN search_text AS y ON y.text_id = l.term_text_id
+                    WHERE x.norm <> y.norm AND l.text_id IN (SELECT text_id FROM matched_texts('condition', $q))""",
+                 {"q": condition}).item() > 0
+
+
+def _calls(m: Mirror) -> list[tuple[str, tuple, dict, str | None]]:
+    rnd = random.Random(20261101)
+    ids = m.sql("SELECT nct_id FROM studies ORDER BY nct_id")["nct_id"].to_list()
+    conditions = m.sql("SELECT DISTINCT condition FROM conditions ORDER BY 1")["condition"].to_list()
+    drugs = m.sql("SELECT DISTINCT name FROM interventions WHERE intervention_type_code IN ('DRUG', 'BIOLOGICAL') "
+                  "ORDER BY 1")["name"].to_list()
+    calls = []
+    for nct_id in rnd.sample(ids, 120):
+        calls += [("get_trial", (nct_id,), {}, None), ("get_trial_details", (nct_id,), {}, None)]
+    pairs = [("tadalafil", "erectile dysfunction"), ("semaglutide", "NASH"), ("tadalafil", "NASH")]
+    pairs += [(rnd.choice(drugs), rnd.choice(conditions)) for _ in range(60)]
+    for drug, condition in pairs:
+        cutoff = rnd.choice([None, "2015-01-01", "2020-06-01"])
+        calls += [("search_trials", (drug, condition), {"date_before": cutoff}, condition),
+                  ("detect_whitespace", (drug, condition), {"date_before": cutoff}, condition)]
+    for condition in ["NASH", "erectile dysfunction", "prostate cancer", *rnd.sample(conditions, 30)]:
+        calls += [("get_landscape", (condition,), {}, condition),
+                  ("get_landscape", (condition,), {"date_before": "2019-06-01", "holdout": "first_posted"}, condition),
+                  ("get_terminated", (condition,), {}, condition),
+                  ("search", (), {"condition": condition, "page_size": 200}, condition)]
+    for drug in ["tadalafil", "semaglutide", *rnd.sample(drugs, 25)]:
+        calls += [("get_terminated", (drug,), {"date_before": "2021-01-01"}, drug),
+                  ("search", (), {"intervention": drug, "sex": "MALE", "page_size": 200}, None),
+                  ("search", (drug,), {"page_size": 200, "date_before": "2018-01-01"}, None)]
+    return calls
+
+
+def test_both_sources_give_the_same_answers(from_json, from_aact):
+    with Mirror(from_json) as a, Mirror(from_aact) as b:
+        compared = subset_checked = 0
+        for name, args, kwargs, condition in _calls(a):
+            want = _comparable(getattr(a, name)(*args, **kwargs))
+            got = _comparable(getattr(b, name)(*args, **kwargs))
+            if _taught_synonym(a, condition):
+                # AACT cannot learn the synonym, so it may find fewer trials, never others
+                if name in ("search_trials", "get_terminated"):
+                    assert {t["nct_id"] for t in got} <= {t["nct_id"] for t in want}, (name, args)
+                    subset_checked += 1
+                continue
+            assert got == want, (name, args, kwargs)
+            compared += 1
+    assert compared > 400 and subset_checked > 5
+
+
+def test_the_same_trial_is_the_same_from_both(from_json, from_aact):
+    with Mirror(from_json) as a, Mirror(from_aact) as b:
+        details = b.get_trial_details("NCT05850520")
+        assert "Mountain View | Ophthalmology" in {loc.facility for loc in details.locations}
+        same = a.get_trial_details("NCT05850520")
+        assert details.model_dump(exclude={"version"}) == same.model_dump(exclude={"version"})
+        terminated = {t.nct_id: t for t in b.get_terminated("erectile dysfunction", max_results=100)}
+        assert terminated["NCT00215631"].why_stopped == "slow recruitment"
+        assert terminated["NCT00215631"].stop_category == "enrollment"
+
+
+def test_versions_carry_the_source_and_the_dump_date(tmp_path, from_aact):
+    with Mirror(from_aact) as m:
+        rows = m.sql("SELECT source, source_date::VARCHAR AS d, count(*) AS n FROM study_versions GROUP BY ALL").rows()
+    assert rows == [("aact", "2026-11-01", len(SAMPLE_IDS))]
+    wh = Warehouse(tmp_path / "w")
+    load_aact(wh, SAMPLE)
+    again = load_aact(wh, SAMPLE)
+    assert (again.counts.records, again.counts.versions_added) == (len(SAMPLE_IDS), 0)
+
+
+def test_an_older_archive_then_a_newer_one_gives_history(tmp_path, records_by_id):
+    current = records_by_id["NCT00215631"]  # TERMINATED, "slow recruitment"
+    older = copy.deepcopy(current)
+    status = older["protocolSection"]["statusModule"]
+    status["overallStatus"] = "RECRUITING"
+    status.pop("whyStopped")
+    status["lastUpdatePostDateStruct"] = {"date": "2006-03-01", "type": "ESTIMATED"}
+    write_zip([older], tmp_path / "20060401_export.zip")
+    write_zip([current], tmp_path / "20261101_export.zip")
+    wh = Warehouse(tmp_path / "w")
+    load_aact(wh, tmp_path / "20060401_export.zip")
+    load_aact(wh, tmp_path / "20261101_export.zip")
+    with Mirror(wh.root) as m:
+        dates = m.sql("SELECT source_date::VARCHAR AS d FROM study_versions ORDER BY d")["d"].to_list()
+        assert dates == ["2006-04-01", "2026-11-01"]
+        assert m.get_trial("NCT00215631").overall_status == "TERMINATED"
+    with Mirror(wh.root, as_of="2006-06-01") as then:
+        trial = then.get_trial("NCT00215631")
+        assert (trial.overall_status, trial.why_stopped, trial.as_of_exact) == ("RECRUITING", None, True)
+
+
+def test_a_folder_loads_like_its_zip_and_rebuild_reproduces_it(tmp_path, from_aact):
+    wh = Warehouse(tmp_path / "w")
+    result = load_aact(wh, unpacked(tmp_path))
+    assert result.run["data_timestamp"] == "2026-11-01"
+    with Mirror(wh.root) as folder, Mirror(from_aact) as archive:
+        query = "SELECT nct_id, content_hash FROM study_versions ORDER BY ALL"
+        assert folder.sql(query).rows() == archive.sql(query).rows()
+    before = {p.name: p.read_bytes() for p in (wh.root / "tables").iterdir() if p.suffix == ".parquet"}
+    rebuild(wh)
+    after = {p.name: p.read_bytes() for p in (wh.root / "tables").iterdir() if p.suffix == ".parquet"}
+    with Mirror(wh.root) as m:
+        assert m.sql("SELECT count(*) FROM studies").item() == len(SAMPLE_IDS)
+    assert set(after) == set(before)
+
+
+def _state_of(root: Path) -> tuple:
+    manifest = root / "raw" / "manifest.ndjson"
+    return (Warehouse(root).current_state().state_id, manifest.read_bytes())
+
+
+@pytest.mark.parametrize("breakage, message", [
+    (lambda folder: (folder / "conditions.txt").unlink(),
+     "the required file conditions.txt is missing"),
+    (lambda folder: edit(folder, "facilities", lambda b: b.replace(b"|country|", b"|nation|", 1)),
+     "facilities.txt line 1: missing column(s) country"),
+    (lambda folder: edit(folder, "keywords", lambda b: b.replace(b"|", b",")),
+     "keywords.txt line 1: the header is delimited by ',', AACT files use '|'"),
+    (lambda folder: edit(folder, "conditions", lambda b: b + b"not-a-number|||\n"),
+     "conditions.txt line"),
+])
+def test_a_broken_dump_is_refused_whole_and_leaves_the_warehouse_as_it_was(tmp_path, records, breakage, message):
+    wh = Warehouse(tmp_path / "w")
+    load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:5])])
+    before = _state_of(wh.root)
+    folder = unpacked(tmp_path)
+    breakage(folder)
+    with pytest.raises(AactDumpError) as refused:
+        load_aact(wh, folder)
+    assert message in str(refused.value)
+    assert _state_of(wh.root) == before
+
+
+def test_a_bad_row_quarantines_its_study_and_the_rest_loads(tmp_path):
+    folder = unpacked(tmp_path)
+    text = (folder / "studies.txt").read_text(encoding="utf-8")
+    lines = text.split("\n")
+    header = lines[0].split("|")
+    enrollment = header.index("enrollment")
+    target = next(i for i, line in enumerate(lines[1:], 2) if line.startswith("NCT00215631|"))
+    fields = lines[target - 1].split("|")
+    fields[enrollment] = "about a hundred"
+    lines[target - 1] = "|".join(fields)
+    (folder / "studies.txt").write_text("\n".join(lines), encoding="utf-8")
+    # and a condition row with an unquoted pipe: one field too many
+    edit(folder, "conditions", lambda b: b.replace(b"|NCT00106392|", b"|NCT00106392|extra|", 1))
+    wh = Warehouse(tmp_path / "w")
+    result = load_aact(wh, folder)
+    assert result.counts.quarantined == 2
+    with Mirror(wh.root) as m:
+        assert m.sql("SELECT count(*) FROM studies").item() == len(SAMPLE_IDS) - 2
+        assert m.get_trial("NCT00215631") is None and m.get_trial("NCT00106392") is None
+        reasons = dict(m.sql("SELECT nct_id, reason FROM quarantine").rows())
+    assert reasons["NCT00215631"].startswith(f"AACT studies.txt line {target}: ")
+    assert "about a hundred" in reasons["NCT00215631"] and "(column enrollment)" in reasons["NCT00215631"]
+    assert reasons["NCT00106392"].startswith("AACT conditions.txt line ")
+    assert "Expected Number of Columns" in reasons["NCT00106392"]
+
+
+def test_the_dump_date_comes_from_the_name_or_the_option(tmp_path):
+    plain = tmp_path / "dump.zip"
+    shutil.copy(SAMPLE, plain)
+    with pytest.raises(InputError, match="pass --dump-date"):
+        load_aact(Warehouse(tmp_path / "w"), plain)
+    shown = subprocess.run([sys.executable, "-m", "ctmirror.cli", "--warehouse", str(tmp_path / "w"), "load-aact",
+                            str(plain), "--dump-date", "2025-02-03"], capture_output=True, text=True, timeout=300)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith(f"{len(SAMPLE_IDS)} records: {len(SAMPLE_IDS)} new studies")
+    with Mirror(tmp_path / "w") as m:
+        assert m.sql("SELECT DISTINCT source_date::VARCHAR FROM study_versions").item() == "2025-02-03"
+    refused = subprocess.run([sys.executable, "-m", "ctmirror.cli", "--warehouse", str(tmp_path / "w2"),
+                              "load-aact", str(tmp_path / "missing.zip"), "--dump-date", "2025-02-03"],
+                             capture_output=True, text=True, timeout=300)
+    assert refused.returncode == 2 and "missing.zip: no such file or folder" in refused.stderr
