@@ -7,6 +7,7 @@ View definitions must name their files literally (DuckDB binds no parameters in 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import duckdb
@@ -22,8 +23,38 @@ def file_list_literal(paths: Iterable[Path]) -> str:
     return "[" + ", ".join(sql_literal(str(p)) for p in paths) + "]"
 
 
-def build_catalog(path: Path, tables: dict[str, list[Path]]) -> None:
-    """tables: view name → the Parquet files it reads (absolute, final paths)."""
+# The search index (files up to this prefix) builds in order, each file reading the ones before; every later file
+# reads only the state's tables, so they build side by side with it.
+SEARCH_INDEX_LAST = "06_"
+
+
+def _build_index(con: duckdb.DuckDBPyConnection) -> None:
+    """The index files, on two cursors: a state's tables are a row group or two each, which DuckDB reads on
+    one thread, so building two tables at once is what keeps both cores busy."""
+    index_params = {"synonyms": str(sql_root() / "data" / "synonyms.csv")}
+
+    def run(names: list[str]) -> None:
+        cursor = con.cursor()
+        try:
+            for name in names:
+                statement = read_sql(name)
+                params = {k: v for k, v in index_params.items() if f"${k}" in statement}
+                cursor.execute(statement, params or None)
+        finally:
+            cursor.close()
+
+    names = sql_files("index")
+    search = [n for n in names if Path(n).name <= SEARCH_INDEX_LAST + "~"]
+    others = [[n] for n in names if n not in search]
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="ctmirror-index") as pool:
+        for job in [pool.submit(run, search), *(pool.submit(run, names) for names in others)]:
+            job.result()
+
+
+def build_catalog(path: Path, tables: dict[str, list[Path]],
+                  current_rows: dict[str, list[Path]] | None = None) -> None:
+    """tables: view name → the Parquet files it reads (absolute, final paths). current_rows: view name → segment
+    files holding every version's rows, of which the view shows the current versions' (those of `studies`)."""
     path.unlink(missing_ok=True)
     con = duckdb.connect(str(path))
     try:
@@ -32,13 +63,15 @@ def build_catalog(path: Path, tables: dict[str, list[Path]]) -> None:
         for view, files in sorted(tables.items()):
             con.execute(f"CREATE VIEW {view} AS SELECT * FROM read_parquet({file_list_literal(files)}, "
                         "union_by_name = true)")
+        if current_rows:
+            con.execute(read_sql("publish/current_version_table.sql"))
+        for view, files in sorted((current_rows or {}).items()):
+            con.execute(f"CREATE VIEW {view} AS SELECT t.* FROM read_parquet({file_list_literal(files)}, "
+                        "union_by_name = true) AS t SEMI JOIN current_version AS c "
+                        "ON t.nct_id = c.nct_id AND t.content_hash = c.content_hash")
         # The search index and trial cards are native tables: point lookups on them take milliseconds
         # where the same lookups over Parquet would read whole columns.
-        index_params = {"synonyms": str(sql_root() / "data" / "synonyms.csv")}
-        for name in sql_files("index"):
-            statement = read_sql(name)
-            params = {k: v for k, v in index_params.items() if f"${k}" in statement}
-            con.execute(statement, params or None)
+        _build_index(con)
         for folder in ("catalog", "methods", "views"):  # views use the methods' matcher
             for name in sql_files(folder):
                 con.execute(read_sql(name))

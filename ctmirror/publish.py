@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ctmirror.catalog import build_catalog
@@ -16,6 +17,9 @@ from ingest.raw_store import utc_now
 
 # Tables every state carries whole, as all versions or all rows, read where the segments keep them.
 HISTORY_TABLES = ("study_versions", "quarantine", "sightings")
+# Tables the catalog's index is built from, and nothing else reads: a state does not copy them (that was a
+# fifth of publishing); their views read the current versions' rows straight from the segments.
+INDEX_INPUT_TABLES = ("search_terms", "places", "study_details", "condition_links")
 
 
 def check_segments(segments: list) -> None:
@@ -39,14 +43,23 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES)
         con.execute(read_sql("publish/current_versions.sql"))
         _load_removals(con, warehouse, segments)
         views: dict[str, list[Path]] = {}
-        for table in normalised_tables():
-            if table == "study_versions":
-                continue
-            target = path / "tables" / f"{table}.parquet"
-            files = [str(s.table_file(table)) for s in segments]
-            query = read_sql("publish/current_studies.sql" if table == "studies" else "publish/current_rows.sql")
-            write_ordered(con, table, query, {"files": files}, target)
-            views[table] = [target]
+        current = [t for t in normalised_tables() if t not in ("study_versions", *INDEX_INPUT_TABLES)]
+        for table in current:
+            views[table] = [path / "tables" / f"{table}.parquet"]
+        index_inputs = {t: [s.table_file(t) for s in segments] for t in INDEX_INPUT_TABLES}
+
+        def write_current(table: str) -> None:
+            # on a cursor each: two tables at a time keep both cores busy (see ingest/normalize.py)
+            cursor = con.cursor()
+            try:
+                query = read_sql("publish/current_studies.sql" if table == "studies" else "publish/current_rows.sql")
+                write_ordered(cursor, table, query, {"files": [str(s.table_file(table)) for s in segments]},
+                              views[table][0])
+            finally:
+                cursor.close()
+
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="ctmirror-publish") as pool:
+            list(pool.map(write_current, current))
         removals_file = path / "tables" / "registry_removals.parquet"
         con.table("registry_removals").write_parquet(str(removals_file), compression="zstd")
         views["registry_removals"] = [removals_file]
@@ -64,7 +77,7 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES)
     finally:
         con.close()
     crash_point("state_tables_written")
-    build_catalog(path / "catalog.duckdb", views)
+    build_catalog(path / "catalog.duckdb", views, current_rows=index_inputs)
     meta = {
         "state_id": state_id,
         "published_at": utc_now(),

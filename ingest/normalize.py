@@ -29,6 +29,9 @@ from ingest.validate import RecordShape
 
 BATCH_RECORDS = 10_000
 BATCH_BYTES = 400 << 20
+FIRST_BATCH_SHARE = 4
+TABLE_WRITERS = 2  # the machine's cores
+SLOWEST_TABLES = ("study_versions", "search_terms", "condition_links", "study_details", "places", "studies")
 
 
 def normalised_tables() -> list[str]:
@@ -95,8 +98,10 @@ class Normalizer:
         self._scratch = Path(tempfile.mkdtemp(prefix="ctmirror-"))
         self.con = new_connection(self._scratch)
         self.shape = record_shape(self.con)
+        self._writers = ThreadPoolExecutor(max_workers=TABLE_WRITERS, thread_name_prefix="ctmirror-table")
 
     def close(self) -> None:
+        self._writers.shutdown()
         self.con.close()
         for leftover in self._scratch.glob("*"):
             leftover.unlink(missing_ok=True)
@@ -147,6 +152,17 @@ class Normalizer:
         else:
             batch.stage(receipt, candidate.locator, candidate.data)
 
+    def _write_table(self, write: tuple[str, dict | None, Path]) -> Path:
+        """One table of the segment. Each runs on a cursor of its own: a batch's tables hold one row group, which
+        DuckDB scans on one thread, so two tables at a time are what keeps both cores busy."""
+        query, params, target = write
+        cursor = self.con.cursor()
+        try:
+            cursor.sql(read_sql(query), params=params).write_parquet(str(target), compression="zstd")
+        finally:
+            cursor.close()
+        return target
+
     def _flush(self, batch: _Batch, counts: LoadCounts, *, end: dict) -> Segment:
         con = self.con
         known = [str(s.table_file("study_versions")) for s in self.warehouse.segments()]
@@ -166,12 +182,14 @@ class Normalizer:
             con.execute(read_sql("stage/parse.sql"), {"staging": str(batch.staging_path)})
         con.execute(read_sql("stage/new_versions.sql"))
         segment_id, tmp = self.warehouse.new_segment_dir()
-        for table in normalised_tables():
-            con.sql(read_sql(f"normalize/{table}.sql")).write_parquet(str(tmp / f"{table}.parquet"), compression="zstd")
+        # the slowest first, so the two writers finish together
+        tables = sorted(normalised_tables(),
+                        key=lambda t: SLOWEST_TABLES.index(t) if t in SLOWEST_TABLES else len(SLOWEST_TABLES))
+        writes = [(f"normalize/{table}.sql", None, tmp / f"{table}.parquet") for table in tables]
+        writes += [("stage/sightings.sql", None, tmp / "sightings.parquet"),
+                   ("stage/quarantine.sql", {"rejects": str(batch.rejects_path)}, tmp / "quarantine.parquet")]
+        for _written in self._writers.map(self._write_table, writes):
             crash_point("segment_file_written")
-        con.sql(read_sql("stage/sightings.sql")).write_parquet(str(tmp / "sightings.parquet"), compression="zstd")
-        con.sql(read_sql("stage/quarantine.sql"), params={"rejects": str(batch.rejects_path)}).write_parquet(
-            str(tmp / "quarantine.parquet"), compression="zstd")
         row = con.execute(read_sql("stage/batch_counts.sql")).fetchone()
         batch_counts = dict(zip(("records", "versions_added", "studies_added", "studies_changed"), row))
         batch_counts["quarantined"] = batch.rejected
@@ -201,6 +219,7 @@ class _Feed:
         self.batch = _Batch(normalizer._scratch)
         self.flusher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ctmirror-flush")
         self.in_flight: Future | None = None
+        self.handed_over = 0
 
     def add(self, receipt: Receipt, candidates: Iterable[Candidate], start: int = 0) -> None:
         n = self.normalizer
@@ -212,13 +231,16 @@ class _Feed:
             n._take(batch, receipt, candidate)
             if n.on_record:
                 n.on_record(1)
-            if batch.staged >= n.batch_records or batch.staged_bytes >= n.batch_bytes:
+            # The first batch is a quarter size: DuckDB idles until one is handed over.
+            limit = n.batch_records if self.handed_over else max(1, n.batch_records // FIRST_BATCH_SHARE)
+            if batch.staged >= limit or batch.staged_bytes >= n.batch_bytes:
                 self._hand_over(batch, {"receipt_id": receipt.receipt_id, "next_index": index + 1})
                 batch = self.batch = _Batch(n._scratch, receipts=[receipt])
         # The receipt is whole: the flush that carries this batch records it consumed in full.
         batch.end = {"receipt_id": receipt.receipt_id, "next_index": None}
 
     def _hand_over(self, full: _Batch, end: dict) -> None:
+        self.handed_over += 1
         if self.in_flight is not None:
             self.in_flight.result()
         full.close_files()

@@ -37,6 +37,31 @@ class Receipt:
     context: dict | None = None
 
 
+def _copy_blob(src, out, *, compress: bool) -> None:
+    """src into out, zstd-compressed unless it already is, then made durable."""
+    if compress:
+        # Level 1 on two threads: raw/ is written once and read back only by rebuild; speed matters more than size.
+        with zstandard.ZstdCompressor(level=1, threads=2).stream_writer(out, closefd=False) as writer:
+            shutil.copyfileobj(src, writer, _CHUNK)
+    else:
+        shutil.copyfileobj(src, out, _CHUNK)
+    out.flush()
+    os.fsync(out.fileno())
+
+
+class _Hashing:
+    """A file read through, with every chunk also fed to a digest."""
+
+    def __init__(self, src, digest) -> None:
+        self.src = src
+        self.digest = digest
+
+    def read(self, size: int = -1) -> bytes:
+        chunk = self.src.read(size)
+        self.digest.update(chunk)
+        return chunk
+
+
 def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
@@ -61,16 +86,23 @@ class RawStore:
                      context: dict | None = None, received_at: str | None = None) -> Receipt:
         with open(path, "rb") as f:
             compressed = compression_of(f.read(4)) is not None
+        # One read: the blob is written under a temporary name while the digest that names it is computed.
         digest = hashlib.sha256()
-        with open(path, "rb") as f:
-            while chunk := f.read(_CHUNK):
-                digest.update(chunk)
-        sha = digest.hexdigest()
-        blob = self._blob_name(sha, compressed)
-        target = self.root / blob
-        if not target.exists():
-            with open(path, "rb") as src:
-                self._write_blob(target, src, compress=not compressed)
+        staging = self.root / "objects"
+        staging.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(dir=staging, prefix=".tmp-")
+        try:
+            with open(path, "rb") as src, os.fdopen(fd, "wb") as out:
+                _copy_blob(_Hashing(src, digest), out, compress=not compressed)
+            sha = digest.hexdigest()
+            blob = self._blob_name(sha, compressed)
+            target = self.root / blob
+            if not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(tmp_name, target)
+                fsync_dir(target.parent)
+        finally:
+            Path(tmp_name).unlink(missing_ok=True)
         return self._append(sha, blob, origin or str(path.resolve()), source, path.stat().st_size,
                             context, received_at)
 
@@ -111,14 +143,7 @@ class RawStore:
         fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
         try:
             with os.fdopen(fd, "wb") as out:
-                if compress:
-                    # Level 1: raw/ is written once and read back only by rebuild; speed matters more than size.
-                    with zstandard.ZstdCompressor(level=1).stream_writer(out, closefd=False) as writer:
-                        shutil.copyfileobj(src, writer, _CHUNK)
-                else:
-                    shutil.copyfileobj(src, out, _CHUNK)
-                out.flush()
-                os.fsync(out.fileno())
+                _copy_blob(src, out, compress=compress)
             os.replace(tmp_name, target)
             fsync_dir(target.parent)
         except BaseException:

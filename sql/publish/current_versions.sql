@@ -1,6 +1,6 @@
 -- current_versions: the version of each study that `studies` and its child tables show: the one the registry
 -- updated last; among versions with the same update date, the one ingested last; then by hash, for determinism.
-CREATE OR REPLACE TEMP TABLE current_versions AS
+CREATE OR REPLACE TABLE current_versions AS
 SELECT nct_id, content_hash
 FROM all_versions
 QUALIFY row_number() OVER (

@@ -1,7 +1,7 @@
 -- new_versions: parsed records whose (nct_id, content_hash) the warehouse has not seen, first occurrence kept.
 -- known_versions holds earlier segments' (nct_id, content_hash); receipts this batch's receipts. Only the
 -- surviving ordinals are materialised: copying the parsed records themselves would double the batch's memory.
-CREATE OR REPLACE TEMP TABLE new_ordinals AS
+CREATE OR REPLACE TABLE new_ordinals AS
 SELECT ordinal
 FROM (SELECT ordinal, content_hash, d.protocolSection.identificationModule.nctId AS nct_id FROM parsed) AS p
 WHERE NOT EXISTS (
@@ -9,7 +9,7 @@ WHERE NOT EXISTS (
 )
 QUALIFY row_number() OVER (PARTITION BY nct_id, content_hash ORDER BY ordinal) = 1;
 
-CREATE OR REPLACE TEMP VIEW new_versions AS
+CREATE OR REPLACE VIEW new_versions AS
 SELECT
     p.ordinal,
     p.receipt_id,

@@ -1,6 +1,6 @@
 -- parsed: every staged record parsed once: canonical JSON text, its md5 content hash, and the extracted structure.
 -- $staging is an NDJSON file written by ingest/normalize.py, one {"o": ordinal, "r": receipt_id, "l": locator, "s": study} a line.
-CREATE OR REPLACE TEMP TABLE parsed AS
+CREATE OR REPLACE TABLE parsed AS
 SELECT
     o AS ordinal,
     r AS receipt_id,
