@@ -368,7 +368,11 @@ def _json_tree(leaves: dict[Path_, str], types: dict) -> str:
 def _member_sql(member, alias: str) -> str:
     column = f"{alias}.{_ident(member.column)}"
     if member.absent_as is not None:
-        return f"nullif({column}, '{member.absent_as.replace(chr(39), chr(39) * 2)}')"
+        column = f"nullif({column}, '{member.absent_as.replace(chr(39), chr(39) * 2)}')"
+    if member.kind == "enum":
+        return f"aact_enum({column})"
+    if member.kind == "date":
+        return f"aact_date({column})"
     return column
 
 

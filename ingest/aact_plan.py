@@ -34,6 +34,7 @@ class Member:
     column: str
     read_type: str  # the DuckDB type the column is read as
     absent_as: str | None = None  # a placeholder AACT writes for "not given" ("N/A" for ages)
+    kind: str | None = None  # "enum" or "date": spelled the v2 way even when an older dump spelled it for display
 
 
 @dataclass
@@ -103,6 +104,19 @@ def field_type(path: Path_) -> str | None:
         node = nodes[name]
         nodes = node.get("children")
     return node["type"] if node else None
+
+
+_NOT_ENUMS = {"GeoPoint", "DateTimeMinutes", "NormalizedTime"}
+_DATES = {"PartialDate", "NormalizedDate"}
+
+
+def value_kind(v2_type: str | None) -> str | None:
+    """"date" for the registry's dates, "enum" for its enumerations (their types are capitalised names)."""
+    if v2_type in _DATES:
+        return "date"
+    if v2_type and v2_type[0].isupper() and not v2_type.endswith("[]") and v2_type not in _NOT_ENUMS:
+        return "enum"
+    return None
 
 
 def read_type(path: Path_) -> str:
@@ -189,7 +203,8 @@ def _entry(spec: dict, *, parent_root: Path_, parent_table: str | None,
         if "convert_to" in column and relative in plain_paths:
             continue
         seen.add(relative)
-        entry.members.append(Member(relative, name, read_type(absolute), column.get("default")))
+        entry.members.append(Member(relative, name, read_type(absolute), column.get("default"),
+                                    value_kind(field_type(absolute))))
     for child_spec in spec.get("children") or ():
         child = _entry(child_spec, parent_root=root, parent_table=spec["table"], constants=constants)
         if child is not None and (child.members or child.scalar_column):

@@ -12,6 +12,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from aact_writer import read_records, write_zip
@@ -314,3 +315,36 @@ def test_the_dump_date_comes_from_the_name_or_the_option(tmp_path):
                               "load-aact", str(tmp_path / "missing.zip"), "--dump-date", "2025-02-03"],
                              capture_output=True, text=True, timeout=300)
     assert refused.returncode == 2 and "missing.zip: no such file or folder" in refused.stderr
+
+
+def test_an_older_archive_spelled_for_display_reads_as_the_same_versions(tmp_path, from_aact):
+    """Before AACT moved to the v2 API its files spelled enumerations and dates for display ("Active, not
+    recruiting", "Anticipated", "Phase 1/Phase 2", "June 2019"): such a dump gives the very same records."""
+    folder = unpacked(tmp_path)
+    con = duckdb.connect()
+    display = "upper(v[1]) || lower(replace(v[2:], '_', ' '))"
+    legacy = {
+        "studies": {
+            "overall_status": display.replace("v", "overall_status"),
+            "enrollment_type": "CASE enrollment_type WHEN 'ESTIMATED' THEN 'Anticipated' ELSE enrollment_type END",
+            "phase": "replace(replace(replace(phase, 'EARLY_PHASE', 'Early Phase '), 'PHASE', 'Phase '), 'NA', 'N/A')",
+            **{column: ("CASE length({c}) WHEN 7 THEN strftime(strptime({c}, '%Y-%m'), '%B %Y') "
+                        "WHEN 10 THEN strftime(strptime({c}, '%Y-%m-%d'), '%B %-d, %Y') ELSE {c} END").format(c=column)
+               for column in ("start_month_year", "completion_month_year", "primary_completion_month_year")},
+        },
+        "interventions": {"intervention_type": display.replace("v", "intervention_type")},
+    }
+    for table, changes in legacy.items():
+        path = folder / f"{table}.txt"
+        con.execute(f"CREATE TABLE {table} AS SELECT * FROM read_csv(?, delim='|', quote='\"', escape='\"', "
+                    "header=true, all_varchar=true, allow_quoted_nulls=false)", [str(path)])
+        assert con.execute(f"SELECT count(*) FROM {table} WHERE {next(iter(changes))} IS NOT NULL").fetchone()[0] > 100
+        for column, expression in changes.items():
+            con.execute(f"UPDATE {table} SET {column} = {expression}")
+        con.execute(f"COPY {table} TO '{path}' (DELIMITER '|', HEADER, QUOTE '\"', ESCAPE '\"')")
+    assert "|Active not recruiting|" in (folder / "studies.txt").read_text(encoding="utf-8")
+    wh = Warehouse(tmp_path / "w")
+    shutil.copy(SAMPLE, tmp_path / "20261101_v2.zip")
+    load_aact(wh, tmp_path / "20261101_v2.zip")
+    older = load_aact(wh, folder)
+    assert (older.counts.records, older.counts.quarantined, older.counts.versions_added) == (len(SAMPLE_IDS), 0, 0)

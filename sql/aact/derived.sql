@@ -24,3 +24,23 @@ CREATE OR REPLACE MACRO aact_std_ages(child, adult, older_adult) AS
 CREATE OR REPLACE MACRO aact_without_nulls(j) AS
     regexp_replace(regexp_replace(j::VARCHAR, '"[A-Za-z][A-Za-z0-9]*":null,', '', 'g'),
                    ',"[A-Za-z][A-Za-z0-9]*":null}', '}', 'g');
+
+-- aact_enum: an enumeration value as v2 spells it. Dumps since AACT moved to the v2 API hold v2's codes
+-- ("ACTIVE_NOT_RECRUITING"), which pass unchanged; older monthly archives, the past states a backtest wants, spell
+-- them for display ("Active, not recruiting", "Dietary Supplement", "Anticipated"), and become the same codes.
+CREATE OR REPLACE MACRO aact_enum_code(e) AS
+    CASE e WHEN 'ANTICIPATED' THEN 'ESTIMATED' WHEN 'UNKNOWN_STATUS' THEN 'UNKNOWN' WHEN 'U_S_FED' THEN 'FED'
+           WHEN 'OTHER_U_S_FED' THEN 'OTHER_GOV' WHEN '' THEN NULL ELSE e END;
+CREATE OR REPLACE MACRO aact_enum(s) AS
+    aact_enum_code(upper(trim(regexp_replace(trim(s), '[^A-Za-z0-9]+', '_', 'g'), '_')));
+
+-- aact_date: a date as v2 writes it (2019-06, 2019-06-03); older archives wrote "June 2019" and "June 3, 2019".
+-- Anything else is left as it is, for validation to quarantine with the field named.
+CREATE OR REPLACE MACRO aact_date(s) AS
+    CASE
+        WHEN s IS NULL OR regexp_full_match(s, '\d{4}(-\d{2}(-\d{2})?)?') THEN s
+        WHEN regexp_full_match(s, '[A-Za-z]+ \d{4}') THEN coalesce(strftime(try_strptime(s, '%B %Y'), '%Y-%m'), s)
+        WHEN regexp_full_match(s, '[A-Za-z]+ \d{1,2}, \d{4}') THEN
+            coalesce(strftime(try_strptime(s, '%B %d, %Y'), '%Y-%m-%d'), s)
+        ELSE s
+    END;

@@ -9,7 +9,7 @@ GROUP BY l.intervention_id;
 
 CREATE OR REPLACE TEMP VIEW aact_arm_intervention_names AS
 SELECT l.design_group_id AS parent_id,
-       list(intervention_type_label(i.intervention_type) || ': ' || i.name ORDER BY l.id) AS v
+       list(intervention_type_label(aact_enum(i.intervention_type)) || ': ' || i.name ORDER BY l.id) AS v
 FROM aact_design_group_interventions AS l
 JOIN aact_interventions AS i ON i.id = l.intervention_id
 GROUP BY l.design_group_id;
