@@ -51,10 +51,6 @@ class AactDumpError(InputError):
     """The dump cannot be loaded as a whole; the message names the file (and line, where there is one)."""
 
 
-def is_aact_zip(names: list[str]) -> bool:
-    return any(Path(n).name == "studies.txt" for n in names)
-
-
 def dump_date_from_name(path: Path) -> str | None:
     """AACT names its dumps by date (`20240601_clinical_trials.zip`, `2024-06-01_export`)."""
     match = _DUMP_DATE.search(path.name)
@@ -144,7 +140,8 @@ class AactDump:
         query, params = reassembly_sql(set(self.tables), self.parent_key)
         # In chunks of studies: memory stays bounded however big the dump, and the first records reach the
         # normaliser (another thread) while the rest are still being put together.
-        ids = [r[0] for r in self.con.execute(read_sql("aact/chunk_starts.sql"), {"every": CHUNK_STUDIES}).fetchall()]
+        every = {"every": CHUNK_STUDIES}
+        ids = [r[0] for r in self.con.execute(read_sql("aact/chunk_starts.sql"), every).fetchall()]
         for lo, hi in zip(ids, [*ids[1:], None]):
             cursor = self.con.execute(query, {**params, "lo": lo, "hi": hi or _AFTER_ALL})
             while rows := cursor.fetchmany(FETCH_ROWS):
