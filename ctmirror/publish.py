@@ -12,7 +12,7 @@ from ctmirror.sqlfiles import read_sql
 from ctmirror.errors import WarehouseError
 from ctmirror.warehouse import DEFAULT_KEEP_STATES, State, Warehouse
 from ingest.crash import crash_point
-from ingest.normalize import new_connection, normalised_tables, table_key
+from ingest.normalize import new_connection, normalised_tables, slowest_first, table_key, write_parquet
 from ingest.raw_store import utc_now
 
 # Tables every state carries whole, as all versions or all rows, read where the segments keep them.
@@ -20,6 +20,7 @@ HISTORY_TABLES = ("study_versions", "quarantine", "sightings")
 # Tables the catalog's index is built from, and nothing else reads: a state does not copy them (that was a
 # fifth of publishing); their views read the current versions' rows straight from the segments.
 INDEX_INPUT_TABLES = ("search_terms", "places", "study_details", "condition_links")
+SLOWEST_TO_PUBLISH = ("locations", "studies", "outcomes", "browse_leaves", "mesh_terms")
 
 
 def check_segments(segments: list) -> None:
@@ -59,7 +60,7 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES)
                 cursor.close()
 
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="ctmirror-publish") as pool:
-            list(pool.map(write_current, current))
+            list(pool.map(write_current, slowest_first(current, SLOWEST_TO_PUBLISH)))
         removals_file = path / "tables" / "registry_removals.parquet"
         con.table("registry_removals").write_parquet(str(removals_file), compression="zstd")
         views["registry_removals"] = [removals_file]
@@ -99,7 +100,7 @@ def load_all_versions(con, segments: list) -> None:
 def write_ordered(con, table: str, query: str, params: dict, target: Path) -> None:
     """One table's rows, in the order of its key (its file's `-- key:` line), as zstd Parquet."""
     ordered = f"{query.rstrip()}\nORDER BY {', '.join(table_key(table))}"  # identifiers from our own files
-    con.sql(ordered, params=params).write_parquet(str(target), compression="zstd")
+    write_parquet(con, ordered, params, target)
 
 
 def _load_removals(con, warehouse: Warehouse, segments: list) -> None:
