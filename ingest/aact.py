@@ -223,20 +223,30 @@ def open_dump(path: Path, structure: dict) -> Iterator[AactDump]:
 def dump_candidates(path: Path) -> Iterator[Candidate]:
     """The records of a stored dump (rebuild reads raw/ this way). A dump was checked when it was received,
     so a failure here is reported as one quarantined candidate rather than raised."""
-    from ingest.normalize import new_connection, study_structure_of
+    from ingest.normalize import study_structure_of
 
-    con = new_connection()
-    try:
-        with open_dump(path, study_structure_of(con)) as dump:
-            try:
-                dump.check()
-                dump.read(con)
-            except AactDumpError as exc:
-                yield Candidate("dump", problem=str(exc), raw_text="")
-                return
-            yield from dump.candidates()
-    finally:
-        con.close()
+    with dump_connection() as con, open_dump(path, study_structure_of(con)) as dump:
+        try:
+            dump.check()
+            dump.read(con)
+        except AactDumpError as exc:
+            yield Candidate("dump", problem=str(exc), raw_text="")
+            return
+        yield from dump.candidates()
+
+
+@contextmanager
+def dump_connection() -> Iterator[duckdb.DuckDBPyConnection]:
+    """A connection for reading one dump. Its tables hold the whole dump (a full registry's is several GB), so
+    DuckDB gets a scratch folder to spill them to rather than holding them all in memory."""
+    from ingest.normalize import new_connection
+
+    with tempfile.TemporaryDirectory(prefix="ctmirror-aact-spill-") as spill:
+        con = new_connection(Path(spill))
+        try:
+            yield con
+        finally:
+            con.close()
 
 
 def reassembly_sql(available: set[str], parent_key: dict[str, str | None]) -> tuple[str, dict[str, object]]:

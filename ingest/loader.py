@@ -67,35 +67,31 @@ def load_aact(warehouse: Warehouse, path: Path, *, dump_date: str | None = None,
               on_record: Callable[[int], None] | None = None) -> LoadResult:
     """An AACT dump (zip or folder): checked whole first, so a dump that cannot be loaded leaves nothing behind;
     then kept in raw/ (a folder as a zip of its files) and loaded as versions with source `aact`."""
-    from ingest.aact import dump_date_from_name, open_dump
-    from ingest.normalize import new_connection, study_structure_of
+    from ingest.aact import dump_connection, dump_date_from_name, open_dump
+    from ingest.normalize import study_structure_of
 
     if not path.exists():
         raise InputError(f"{path}: no such file or folder")
     dump_date = dump_date or dump_date_from_name(path)
     if dump_date is None:
         raise InputError(f"{path}: cannot tell the dump's date from its name; pass --dump-date YYYY-MM-DD")
-    con = new_connection()
-    try:
-        with open_dump(path, study_structure_of(con)) as dump, warehouse.writing():
-            dump.check()
-            dump.read(con)  # raises before anything is kept if a refused row names no study
-            started = utc_now()
-            raw = RawStore(warehouse.root)
-            with _as_zip(path) as received:
-                receipt = raw.receive_file(received, source="aact", origin=str(path.resolve()),
-                                           context={"dump_date": dump_date})
-            normalizer = Normalizer(warehouse, on_record=on_record)
-            try:
-                with normalizer.session() as feed:
-                    feed.add(receipt, dump.candidates())
-                counts = feed.counts
-            finally:
-                normalizer.close()
-            return _record_and_publish(warehouse, counts, command="load-aact", source="aact",
-                                       origin=str(path), started=started, extra={"data_timestamp": dump_date})
-    finally:
-        con.close()
+    with dump_connection() as con, open_dump(path, study_structure_of(con)) as dump, warehouse.writing():
+        dump.check()
+        dump.read(con)  # raises before anything is kept if a refused row names no study
+        started = utc_now()
+        raw = RawStore(warehouse.root)
+        with _as_zip(path) as received:
+            receipt = raw.receive_file(received, source="aact", origin=str(path.resolve()),
+                                       context={"dump_date": dump_date})
+        normalizer = Normalizer(warehouse, on_record=on_record)
+        try:
+            with normalizer.session() as feed:
+                feed.add(receipt, dump.candidates())
+            counts = feed.counts
+        finally:
+            normalizer.close()
+        return _record_and_publish(warehouse, counts, command="load-aact", source="aact",
+                                   origin=str(path), started=started, extra={"data_timestamp": dump_date})
 
 
 @contextmanager
