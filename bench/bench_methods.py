@@ -24,21 +24,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.corpus import write_corpus  # noqa: E402
+from bench.corpus import reuse_or_build, write_corpus  # noqa: E402
 from ctmirror import Mirror  # noqa: E402
 from ctmirror.warehouse import Warehouse  # noqa: E402
 from ingest.loader import load_paths, sample_path  # noqa: E402
 
 
 def build(root: Path, studies: int) -> Path:
-    if (root / "current").exists():
-        return root
-    with tempfile.TemporaryDirectory(dir=ROOT / "bench" / "out") as tmp:
-        started = time.perf_counter()
-        corpus = write_corpus(Path(tmp) / "corpus.ndjson", studies)
-        load_paths(Warehouse(root), [corpus])
-        print(f"built {root} ({studies:,} studies) in {time.perf_counter() - started:,.0f} s")
-    return root
+    def make(target: Path) -> None:
+        with tempfile.TemporaryDirectory(dir=ROOT / "bench" / "out") as tmp:
+            started = time.perf_counter()
+            corpus = write_corpus(Path(tmp) / "corpus.ndjson", studies)
+            load_paths(Warehouse(target), [corpus])
+            print(f"built {target} ({studies:,} studies) in {time.perf_counter() - started:,.0f} s")
+
+    return reuse_or_build(root, make)
 
 
 FP = "first_posted"
@@ -100,9 +100,7 @@ def main() -> None:
     args = parser.parse_args()
     out = ROOT / "bench" / "out"
     out.mkdir(exist_ok=True)
-    sample = out / "wh-sample"
-    if not (sample / "current").exists():
-        load_paths(Warehouse(sample), [sample_path()])
+    sample = reuse_or_build(out / "wh-sample", lambda root: load_paths(Warehouse(root), [sample_path()]))
     measure(sample, "embedded sample", args.calls)
     measure(build(out / f"wh-{args.studies}", args.studies), "scaled", args.calls)
 

@@ -49,3 +49,33 @@ def print_load_figures(input_line: str, result, elapsed: float) -> None:
     print(f"wall time          {elapsed:,.1f} s")
     print(f"load rate          {result.counts.records / elapsed:,.0f} studies/s")
     print(f"peak memory        {peak_mb:,.0f} MB (RSS)")
+
+
+def sql_fingerprint() -> str:
+    """What the SQL under sql/ is now: a warehouse kept in bench/out from an older checkout is stale if this
+    differs from the one recorded when it was built."""
+    import hashlib
+
+    from ctmirror.sqlfiles import sql_root
+
+    digest = hashlib.sha256()
+    for path in sorted(sql_root().rglob("*")):
+        if path.is_file():
+            digest.update(path.relative_to(sql_root()).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def reuse_or_build(root: Path, build) -> Path:
+    """A benchmark warehouse kept between runs: built by `build(root)` the first time, renormalised from its
+    raw/ (`ctmirror rebuild`) when the SQL has changed since, as is otherwise."""
+    from ctmirror.warehouse import Warehouse
+    from ingest.loader import rebuild
+
+    stamp = root / "bench-sql-fingerprint.txt"
+    if not (root / "current").exists():
+        build(root)
+    elif not stamp.exists() or stamp.read_text() != sql_fingerprint():
+        print(f"rebuilding {root}: the SQL changed since it was built")
+        rebuild(Warehouse(root))
+    stamp.write_text(sql_fingerprint())
+    return root
