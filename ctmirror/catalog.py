@@ -1,7 +1,8 @@
 """Writes a state's catalog.duckdb: views over the state's Parquet files, documentation, macros, methods.
 
 View definitions must name their files literally (DuckDB binds no parameters in DDL), so paths go through
-`sql_literal`, the one quoting helper; everything else comes from the files under `sql/`.
+`sql_literal` (ctmirror/sqlfiles.py), the one quoting helper, into the templates of `sql/catalog_views/`;
+everything else comes from the files under `sql/`.
 """
 
 from __future__ import annotations
@@ -12,11 +13,8 @@ from pathlib import Path
 
 import duckdb
 
-from ctmirror.sqlfiles import read_sql, sql_files, sql_root
-
-
-def sql_literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
+from ctmirror.sqlfiles import read_sql, sql_files, sql_literal, sql_root
+from ingest.normalize import PARALLEL_WRITERS
 
 
 def file_list_literal(paths: Iterable[Path]) -> str:
@@ -29,8 +27,8 @@ SEARCH_INDEX_LAST = "06_"
 
 
 def _build_index(con: duckdb.DuckDBPyConnection) -> None:
-    """The index files, on two cursors: a state's tables are a row group or two each, which DuckDB reads on
-    one thread, so building two tables at once is what keeps both cores busy."""
+    """The index files, on a cursor per core: a state's tables are a row group or two each, which DuckDB reads
+    on one thread, so building tables side by side is what keeps every core busy."""
     index_params = {"synonyms": str(sql_root() / "data" / "synonyms.csv")}
 
     def run(names: list[str]) -> None:
@@ -46,9 +44,15 @@ def _build_index(con: duckdb.DuckDBPyConnection) -> None:
     names = sql_files("index")
     search = [n for n in names if Path(n).name <= SEARCH_INDEX_LAST + "~"]
     others = [[n] for n in names if n not in search]
-    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="ctmirror-index") as pool:
+    with ThreadPoolExecutor(max_workers=PARALLEL_WRITERS, thread_name_prefix="ctmirror-index") as pool:
         for job in [pool.submit(run, search), *(pool.submit(run, names) for names in others)]:
             job.result()
+
+
+def _view_sql(template: str, view: str, files: list[Path]) -> str:
+    """A view definition from its file: DuckDB binds no parameters in DDL, so the view's name (one of our
+    table names) and its files (quoted literals) are filled in."""
+    return read_sql(template).replace("{view}", view).replace("{files}", file_list_literal(files))
 
 
 def build_catalog(path: Path, tables: dict[str, list[Path]],
@@ -61,14 +65,11 @@ def build_catalog(path: Path, tables: dict[str, list[Path]],
         for name in sql_files("schema"):
             con.execute(read_sql(name))
         for view, files in sorted(tables.items()):
-            con.execute(f"CREATE VIEW {view} AS SELECT * FROM read_parquet({file_list_literal(files)}, "
-                        "union_by_name = true)")
+            con.execute(_view_sql("catalog_views/over_files.sql", view, files))
         if current_rows:
             con.execute(read_sql("publish/current_version_table.sql"))
         for view, files in sorted((current_rows or {}).items()):
-            con.execute(f"CREATE VIEW {view} AS SELECT t.* FROM read_parquet({file_list_literal(files)}, "
-                        "union_by_name = true) AS t SEMI JOIN current_version AS c "
-                        "ON t.nct_id = c.nct_id AND t.content_hash = c.content_hash")
+            con.execute(_view_sql("catalog_views/current_rows.sql", view, files))
         # The search index and trial cards are native tables: point lookups on them take milliseconds
         # where the same lookups over Parquet would read whole columns.
         _build_index(con)

@@ -12,7 +12,9 @@ from ctmirror.sqlfiles import read_sql
 from ctmirror.errors import WarehouseError
 from ctmirror.warehouse import DEFAULT_KEEP_STATES, State, Warehouse
 from ingest.crash import crash_point
-from ingest.normalize import new_connection, normalised_tables, slowest_first, table_key, write_parquet
+from ingest.normalize import (
+    PARALLEL_WRITERS, new_connection, normalised_tables, slowest_first, table_key, write_parquet,
+)
 from ingest.raw_store import utc_now
 
 # Tables every state carries whole, as all versions or all rows, read where the segments keep them.
@@ -50,7 +52,7 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES)
         index_inputs = {t: [s.table_file(t) for s in segments] for t in INDEX_INPUT_TABLES}
 
         def write_current(table: str) -> None:
-            # on a cursor each: two tables at a time keep both cores busy (see ingest/normalize.py)
+            # on a cursor each, side by side (see PARALLEL_WRITERS)
             cursor = con.cursor()
             try:
                 query = read_sql("publish/current_studies.sql" if table == "studies" else "publish/current_rows.sql")
@@ -59,7 +61,7 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES)
             finally:
                 cursor.close()
 
-        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="ctmirror-publish") as pool:
+        with ThreadPoolExecutor(max_workers=PARALLEL_WRITERS, thread_name_prefix="ctmirror-publish") as pool:
             list(pool.map(write_current, slowest_first(current, SLOWEST_TO_PUBLISH)))
         removals_file = path / "tables" / "registry_removals.parquet"
         con.table("registry_removals").write_parquet(str(removals_file), compression="zstd")

@@ -31,3 +31,9 @@ def read_sql(relative: str) -> str:
 def sql_files(folder: str) -> list[str]:
     """Relative names of the `.sql` files of a folder, in name order (their load order)."""
     return sorted(f"{folder}/{p.name}" for p in (sql_root() / folder).glob("*.sql"))
+
+
+def sql_literal(text: str) -> str:
+    """A string as an SQL literal, for the few places DuckDB binds no parameter (a COPY target, the files of a
+    view's read_parquet): the one quoting helper."""
+    return "'" + text.replace("'", "''") + "'"

@@ -25,7 +25,7 @@ from pathlib import Path
 import duckdb
 
 from ctmirror.errors import InputError
-from ctmirror.sqlfiles import read_sql
+from ctmirror.sqlfiles import read_sql, sql_literal
 from ingest.aact_plan import (
     DERIVED_LEAVES,
     LINKED_MEMBERS,
@@ -375,7 +375,7 @@ def _json_tree(leaves: dict[Path_, str], types: dict) -> str:
 def _member_sql(member, alias: str) -> str:
     column = f"{alias}.{_ident(member.column)}"
     if member.absent_as is not None:
-        column = f"nullif({column}, '{member.absent_as.replace(chr(39), chr(39) * 2)}')"
+        column = f"nullif({column}, {sql_literal(member.absent_as)})"
     if member.kind == "enum":
         return f"aact_enum({column})"
     if member.kind == "date":

@@ -134,7 +134,7 @@ def plan() -> tuple[Entry, ...]:
     entries: list[Entry] = []
     claimed: set[Path_] = set()
     for spec in mapping():
-        entry = _entry(spec, parent_root=(), parent_table=None, constants=_constant_columns())
+        entry = _entry(spec, parent_root=(), parent_table=None, constants=constant_columns())
         if entry is None or (entry.is_list and entry.root in claimed):
             continue  # a list a second entry derives from the first's (countries from locations)
         claimed.add(entry.root)
@@ -143,7 +143,7 @@ def plan() -> tuple[Entry, ...]:
 
 
 @cache
-def _constant_columns() -> frozenset[tuple[str, str]]:
+def constant_columns() -> frozenset[tuple[str, str]]:
     """(table, column) pairs whose string value differs between the entries feeding one table: constants that
     name the entry (a path would be the same field name for every root it applies to)."""
     values: dict[tuple[str, str], set] = {}

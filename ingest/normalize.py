@@ -20,7 +20,7 @@ from pathlib import Path
 
 import duckdb
 
-from ctmirror.sqlfiles import read_sql, sql_files
+from ctmirror.sqlfiles import read_sql, sql_files, sql_literal
 from ctmirror.warehouse import Segment, Warehouse
 from ingest.crash import crash_point
 from ingest.raw_store import RawStore, Receipt
@@ -30,7 +30,9 @@ from ingest.validate import RecordShape
 BATCH_RECORDS = 10_000
 BATCH_BYTES = 400 << 20
 FIRST_BATCH_SHARE = 4
-TABLE_WRITERS = 2  # the machine's cores
+# Tables written side by side (segments, states, the catalog's index): one per core, since DuckDB scans a
+# batch-sized table on one thread.
+PARALLEL_WRITERS = os.cpu_count() or 2
 SLOWEST_TABLES = ("study_versions", "search_terms", "condition_links", "study_details", "places", "studies")
 
 
@@ -87,8 +89,7 @@ def write_parquet(con: duckdb.DuckDBPyConnection, query: str, params: dict | Non
     """A query's rows as zstd Parquet at level 1: the files are written once and read often, and level 1
     compresses about twice as fast as the default for a few percent more bytes. The path is ours, quoted as a
     literal (COPY takes no parameter for it); the query's own parameters stay bound."""
-    literal = "'" + str(target).replace("'", "''") + "'"
-    con.execute(f"COPY (\n{query.rstrip().rstrip(';')}\n) TO {literal} "
+    con.execute(f"COPY (\n{query.rstrip().rstrip(';')}\n) TO {sql_literal(str(target))} "
                 "(FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1)", params)
 
 
@@ -113,7 +114,7 @@ class Normalizer:
         self._scratch = Path(tempfile.mkdtemp(prefix="ctmirror-"))
         self.con = new_connection(self._scratch)
         self.shape = record_shape(self.con)
-        self._writers = ThreadPoolExecutor(max_workers=TABLE_WRITERS, thread_name_prefix="ctmirror-table")
+        self._writers = ThreadPoolExecutor(max_workers=PARALLEL_WRITERS, thread_name_prefix="ctmirror-table")
 
     def close(self) -> None:
         self._writers.shutdown()
@@ -169,7 +170,7 @@ class Normalizer:
 
     def _write_table(self, write: tuple[str, dict | None, Path]) -> Path:
         """One table of the segment. Each runs on a cursor of its own: a batch's tables hold one row group, which
-        DuckDB scans on one thread, so two tables at a time are what keeps both cores busy."""
+        DuckDB scans on one thread, so tables side by side are what keeps every core busy."""
         query, params, target = write
         cursor = self.con.cursor()
         try:

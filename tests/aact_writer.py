@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from datetime import date
 from pathlib import Path
 
-from ingest.aact_plan import _constant_columns, mapping
+from ingest.aact_plan import constant_columns, mapping
 
 COLUMNS: dict[str, list[list[str]]] = json.loads(
     (Path(__file__).parent / "data" / "aact" / "aact_columns.json").read_text(encoding="utf-8"))
@@ -111,7 +111,7 @@ class Writer:
         if value is None:
             found = element
         elif isinstance(value, str) and not (isinstance(element, dict) and value in element):
-            found = value if (table, name) in _constant_columns() else None
+            found = value if (table, name) in constant_columns() else None
         else:
             found = _get(element, [value] if isinstance(value, str) else value)
         if found is None and "default" in column:

@@ -1,5 +1,5 @@
 -- The rows the table reads refused (each read_csv with store_rejects adds to reject_errors), with their file.
--- byte_position is where the row starts: the loader turns it into a line number.
+-- byte_position points into the refused row (at the faulty field): the loader turns it into that line's number.
 SELECT s.file_path AS path, e.byte_position, e.column_name, e.error_type::VARCHAR AS error_type, e.csv_line,
        e.error_message
 FROM reject_errors AS e
