@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 
 from ctmirror.sqlfiles import read_sql, sql_files, sql_literal, sql_root
-from ingest.normalize import PARALLEL_WRITERS
+from ingest.normalize import PARALLEL_WRITERS, quiet
 
 
 def file_list_literal(paths: Iterable[Path]) -> str:
@@ -32,7 +32,7 @@ def _build_index(con: duckdb.DuckDBPyConnection) -> None:
     index_params = {"synonyms": str(sql_root() / "data" / "synonyms.csv")}
 
     def run(names: list[str]) -> None:
-        cursor = con.cursor()
+        cursor = quiet(con.cursor())
         try:
             for name in names:
                 statement = read_sql(name)
@@ -60,7 +60,7 @@ def build_catalog(path: Path, tables: dict[str, list[Path]],
     """tables: view name → the Parquet files it reads (absolute, final paths). current_rows: view name → segment
     files holding every version's rows, of which the view shows the current versions' (those of `studies`)."""
     path.unlink(missing_ok=True)
-    con = duckdb.connect(str(path))
+    con = quiet(duckdb.connect(str(path)))
     try:
         for name in sql_files("schema"):
             con.execute(read_sql(name))

@@ -9,6 +9,7 @@ import json
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from ctmirror import answers
 from ctmirror import arguments as arg
 from ctmirror.errors import InvalidArgument
 from ctmirror.models import (ConditionLandscape, Pagination, PaginationEnvelope, TerminatedTrial, Trial,
@@ -52,45 +53,47 @@ class Methods:
             return self, cutoff
         return self.snapshot_at(cutoff), cutoff
 
+    def _answer(self: Mirror, mirror: Mirror, method: str, call: dict[str, Any]) -> Any:
+        """Runs one validated call on `mirror`, or, while Mirror.batch collects, records it to run set-wise
+        with the batch's other calls of the same method on the same mirror."""
+        if self._collecting is not None:
+            self._collecting.append((mirror, method, call))
+            return None
+        return answers.RUNNERS[method](mirror, [call])[0]
+
     def search_trials(self: Mirror, drug: str, condition: str, date_before: date | str | None = None,
                       phase_filter: str | None = None, max_results: int = 200, holdout: str = "strict") -> list[Trial]:
         mirror, cutoff = self._scope(date_before, holdout)
-        rows = mirror.rows(read_sql("calls/search_trials.sql"), {
+        return self._answer(mirror, "search_trials", {
             "drug": arg.text("drug", drug), "condition": arg.text("condition", condition),
             "date_before": cutoff, "phase_filter": arg.phase_filter(phase_filter),
             "max_results": arg.bounded("max_results", max_results, 1, MAX_RESULTS)})
-        return [Trial.model_validate(row) for row in rows]
 
     def detect_whitespace(self: Mirror, drug: str, condition: str, date_before: date | str | None = None,
                           holdout: str = "strict") -> WhitespaceResult:
         mirror, cutoff = self._scope(date_before, holdout)
-        [row] = mirror.rows(read_sql("calls/detect_whitespace.sql"), {
+        return self._answer(mirror, "detect_whitespace", {
             "drug": arg.text("drug", drug), "condition": arg.text("condition", condition), "date_before": cutoff})
-        return WhitespaceResult.model_validate(row)
 
     def get_landscape(self: Mirror, condition: str, date_before: date | str | None = None,
                       top_n: int = 50, holdout: str = "strict") -> ConditionLandscape:
         mirror, cutoff = self._scope(date_before, holdout)
-        [row] = mirror.rows(read_sql("calls/get_landscape.sql"), {
+        return self._answer(mirror, "get_landscape", {
             "condition": arg.text("condition", condition), "date_before": cutoff,
             "top_n": arg.bounded("top_n", top_n, 1, 1000)})
-        return ConditionLandscape.model_validate(row)
 
     def get_terminated(self: Mirror, query: str, date_before: date | str | None = None,
                        max_results: int = 100, holdout: str = "strict") -> list[TerminatedTrial]:
         mirror, cutoff = self._scope(date_before, holdout)
-        rows = mirror.rows(read_sql("calls/get_terminated.sql"), {
+        return self._answer(mirror, "get_terminated", {
             "query": arg.text("query", query), "date_before": cutoff,
             "max_results": arg.bounded("max_results", max_results, 1, MAX_RESULTS)})
-        return [TerminatedTrial.model_validate(row) for row in rows]
 
     def get_trial(self: Mirror, nct_id: str) -> Trial | None:
-        rows = self.rows(read_sql("calls/get_trial.sql"), {"nct_id": arg.nct_id(nct_id)})
-        return Trial.model_validate(rows[0]) if rows else None
+        return self._answer(self, "get_trial", {"nct_id": arg.nct_id(nct_id)})
 
     def get_trial_details(self: Mirror, nct_id: str) -> TrialDetails | None:
-        rows = self.rows(read_sql("calls/get_trial_details.sql"), {"nct_id": arg.nct_id(nct_id)})
-        return TrialDetails.model_validate(rows[0]) if rows else None
+        return self._answer(self, "get_trial_details", {"nct_id": arg.nct_id(nct_id)})
 
     def stats(self: Mirror, name: str, condition: str | None = None, intervention: str | None = None,
               sponsor: str | None = None, date_before: date | str | None = None,

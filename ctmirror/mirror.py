@@ -11,9 +11,11 @@ import duckdb
 import polars as pl
 
 from ctmirror import arguments
+from ctmirror.answers import answer_all
 from ctmirror.errors import InvalidArgument, WarehouseError
 from ctmirror.methods import Methods
 from ctmirror.warehouse import State, Warehouse
+from ingest.normalize import quiet
 
 
 class Mirror(Methods):
@@ -27,6 +29,7 @@ class Mirror(Methods):
                  as_of: date | str | None = None) -> None:
         self.warehouse = Warehouse(warehouse)
         self._pinned: dict[object, Mirror] = {}
+        self._collecting: list[tuple[Mirror, str, dict[str, Any]]] | None = None
         self.as_of: date | None = None
         manifest = self.warehouse.root / "snapshot.json"
         if manifest.exists():  # a frozen snapshot folder: its own state, pinned to its cutoff
@@ -41,7 +44,7 @@ class Mirror(Methods):
             self.con = self._delegate.con
             return
         try:
-            self.con = duckdb.connect(str(self.state.catalog), read_only=True)
+            self.con = quiet(duckdb.connect(str(self.state.catalog), read_only=True))
         except duckdb.Error as exc:
             raise WarehouseError(f"cannot open the catalog of state {self.state.state_id}: {exc}") from exc
 
@@ -82,16 +85,39 @@ class Mirror(Methods):
         return self._pinned[key]
 
     def batch(self, calls: list[tuple[str, dict]]) -> list[Any]:
-        """Runs [(method name, keyword arguments), ...] in order and returns their results in order: a
-        backtest's calls against one pinned state, without per-call setup."""
-        allowed = {"search_trials", "detect_whitespace", "get_landscape", "get_terminated", "get_trial",
-                   "get_trial_details", "search"}
-        results = []
-        for name, kwargs in calls:
+        """Runs [(method name, keyword arguments), ...] and returns their results in order. Every call is
+        validated first (a bad one raises before any runs); then the calls of each method on each pinned state
+        are answered together, in one query per method and per CALLS_PER_QUERY calls, which is what makes a
+        backtest's thousands of calls fast. `search` (paged, with cursors) runs call by call."""
+        collected = {"search_trials", "detect_whitespace", "get_landscape", "get_terminated", "get_trial",
+                     "get_trial_details"}
+        allowed = collected | {"search"}
+        for name, _ in calls:
             if name not in allowed:
                 raise InvalidArgument(f"unknown method {name!r}: one of {', '.join(sorted(allowed))}",
                                       invalid_input=name)
-            results.append(getattr(self, name)(**kwargs))
+        recorded: list[tuple[Mirror, str, dict[str, Any]]] = []
+        positions: list[int] = []
+        for position, (name, kwargs) in enumerate(calls):
+            if name in collected:
+                self._collecting = recorded
+                try:
+                    getattr(self, name)(**kwargs)
+                finally:
+                    self._collecting = None
+                positions.append(position)
+        groups: dict[tuple[int, str], list[int]] = {}
+        for index, (mirror, method, _) in enumerate(recorded):
+            groups.setdefault((id(mirror), method), []).append(index)
+        results: list[Any] = [None] * len(calls)
+        for (_, method), indexes in groups.items():
+            mirror = recorded[indexes[0]][0]
+            found = answer_all(mirror, method, [recorded[i][2] for i in indexes])
+            for index, result in zip(indexes, found):
+                results[positions[index]] = result
+        for position, (name, kwargs) in enumerate(calls):
+            if name not in collected:
+                results[position] = self.search(**kwargs)
         return results
 
     def at_state(self, state_id: str) -> Mirror:

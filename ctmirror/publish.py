@@ -13,7 +13,7 @@ from ctmirror.errors import WarehouseError
 from ctmirror.warehouse import DEFAULT_KEEP_STATES, State, Warehouse
 from ingest.crash import crash_point
 from ingest.normalize import (
-    PARALLEL_WRITERS, new_connection, normalised_tables, slowest_first, table_key, write_parquet,
+    PARALLEL_WRITERS, new_connection, normalised_tables, quiet, slowest_first, table_key, write_parquet,
 )
 from ingest.raw_store import utc_now
 
@@ -53,7 +53,7 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES)
 
         def write_current(table: str) -> None:
             # on a cursor each, side by side (see PARALLEL_WRITERS)
-            cursor = con.cursor()
+            cursor = quiet(con.cursor())
             try:
                 query = read_sql("publish/current_studies.sql" if table == "studies" else "publish/current_rows.sql")
                 write_ordered(cursor, table, query, {"files": [str(s.table_file(table)) for s in segments]},

@@ -33,7 +33,7 @@ from ctmirror.sqlfiles import read_sql
 from ctmirror.warehouse import State, Warehouse, atomic_write_text
 from ingest.crash import crash_point
 from ingest.http_client import DEFAULT_BASE_URL, PoliteClient, RetryPolicy
-from ingest.normalize import Normalizer
+from ingest.normalize import Normalizer, quiet
 from ingest.raw_store import RawStore, utc_now
 from ingest.sources import parse_page
 
@@ -305,7 +305,7 @@ class _Run:
     def _known_and_seen(self) -> tuple[set[str], set[str]]:
         current = self.warehouse.current_state()
         segments = self.warehouse.segments()
-        con = duckdb.connect()
+        con = quiet(duckdb.connect())
         try:
             known: set[str] = set()
             if current is not None:
@@ -365,7 +365,7 @@ def sync_from_bulk(warehouse: Warehouse, source: str, *, progress: Progress | No
         }
         record_run(warehouse, run)
         state = publish(warehouse, run=run)
-        con = duckdb.connect()
+        con = quiet(duckdb.connect())
         try:
             newest = con.execute(read_sql("publish/newest_update.sql"),
                                  {"studies": str(state.tables / "studies.parquet")}).fetchone()[0]

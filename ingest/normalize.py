@@ -71,6 +71,12 @@ class LoadCounts:
         self.unchanged = self.records - self.versions_added
 
 
+def quiet(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """The connection (or cursor) with DuckDB's progress bar off (sql/session/quiet.sql says why)."""
+    con.execute(read_sql("session/quiet.sql"))
+    return con
+
+
 def new_connection(temp_dir: Path | None = None, *, threads: int | None = None) -> duckdb.DuckDBPyConnection:
     """An in-memory connection with the shared macros. Insertion order is preserved: segment and state files
     follow the order rows were staged in, which is what makes their bytes reproducible."""
@@ -79,7 +85,7 @@ def new_connection(temp_dir: Path | None = None, *, threads: int | None = None) 
         config["temp_directory"] = str(temp_dir)
     if threads is not None:
         config["threads"] = threads
-    con = duckdb.connect(config=config)
+    con = quiet(duckdb.connect(config=config))
     for name in sql_files("schema"):
         con.execute(read_sql(name))
     return con
@@ -172,7 +178,7 @@ class Normalizer:
         """One table of the segment. Each runs on a cursor of its own: a batch's tables hold one row group, which
         DuckDB scans on one thread, so tables side by side are what keeps every core busy."""
         query, params, target = write
-        cursor = self.con.cursor()
+        cursor = quiet(self.con.cursor())
         try:
             write_parquet(cursor, read_sql(query), params, target)
         finally:

@@ -212,3 +212,40 @@ def test_batch_returns_results_in_order(m):
     assert results[1] == m.get_trial("NCT00711542") and results[2] == m.get_terminated("tadalafil")
     with pytest.raises(InvalidArgument, match="unknown method"):
         m.batch([("drop_everything", {})])
+
+
+def test_a_batch_answers_each_call_as_if_it_ran_alone(m):
+    """A batch answers a method's calls in one query; no call may see another's arguments or results."""
+    rng = random.Random(5)
+    drugs = ["tadalafil", "sildenafil", "metformin", "placebo", "vardenafil", "no such drug"]
+    conditions = ["erectile dysfunction", "NASH", "diabetes", "impotence", "hypogonadism", "no such condition"]
+    dates = [None, "2008-01-01", "2015-01-01"]
+    ids = ["NCT00711542", "NCT05144685", "nct00711542", "NCT99999999"]
+    calls = []
+    for _ in range(60):
+        kind = rng.randrange(7)
+        date_before = rng.choice(dates)
+        if kind == 0:
+            calls.append(("search_trials", {"drug": rng.choice(drugs), "condition": rng.choice(conditions),
+                                            "date_before": date_before, "max_results": rng.choice([3, 200])}))
+        elif kind == 1:
+            calls.append(("detect_whitespace", {"drug": rng.choice(drugs), "condition": rng.choice(conditions),
+                                                "date_before": date_before, "holdout": "first_posted"}))
+        elif kind == 2:
+            calls.append(("get_landscape", {"condition": rng.choice(conditions), "date_before": date_before,
+                                            "top_n": rng.choice([2, 50])}))
+        elif kind == 3:
+            calls.append(("get_terminated", {"query": rng.choice(drugs + conditions), "date_before": date_before}))
+        elif kind == 4:
+            calls.append(("get_trial", {"nct_id": rng.choice(ids)}))
+        elif kind == 5:
+            calls.append(("get_trial_details", {"nct_id": rng.choice(ids)}))
+        else:
+            calls.append(("search", {"condition": rng.choice(conditions), "page_size": 5}))
+    together = m.batch(calls)
+    alone = [getattr(m, name)(**kwargs) for name, kwargs in calls]
+    assert together == alone
+    assert any(r for r in together if isinstance(r, list)) and None in together
+    with pytest.raises(InvalidArgument, match="max_results"):
+        m.batch([("get_trial", {"nct_id": "NCT00711542"}),
+                 ("search_trials", {"drug": "x", "condition": "y", "max_results": 0})])

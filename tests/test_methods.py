@@ -8,6 +8,7 @@ import subprocess
 import sys
 from datetime import date
 
+import duckdb
 import pytest
 
 from conftest import nct
@@ -315,3 +316,43 @@ def test_every_study_of_the_sample_is_a_valid_trial_and_details(m, records):
         assert trial is not None and trial.nct_id == nct(record)
     for record in records[::50]:
         assert m.get_trial_details(nct(record)).nct_id == nct(record)
+
+
+def test_every_macro_answers_from_plain_sql_as_the_python_api_does(m, sample_warehouse):
+    """The Python API runs the set-wise macros and reads cards; an analyst calls the one-call macros from any
+    DuckDB session. Both must give the same answers, field by field."""
+    from ctmirror.models import ConditionLandscape, TerminatedTrial, Trial, TrialDetails, WhitespaceResult
+
+    con = duckdb.connect(str(sample_warehouse / "ctmirror.duckdb"), read_only=True)
+
+    def rows(query, params):
+        cursor = con.execute(query, params)
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+    found = 0
+    for drug, condition, cutoff in [("tadalafil", "erectile dysfunction", None), ("sildenafil", "impotence", "2012-01-01"),
+                                    ("tadalafil", "NASH", None), ("metformin", "diabetes", "2019-06-01")]:
+        day = None if cutoff is None else date.fromisoformat(cutoff)
+        api = m.search_trials(drug, condition, cutoff, holdout="first_posted")
+        sql = rows("SELECT * FROM search_trials($1, $2, $3, NULL, 200)", [drug, condition, day])
+        assert [Trial.model_validate(r) for r in sql] == api
+        found += len(api)
+        phased = rows("SELECT * FROM search_trials($1, $2, $3, 'PHASE3', 200)", [drug, condition, day])
+        assert [Trial.model_validate(r) for r in phased] == \
+            m.search_trials(drug, condition, cutoff, phase_filter="PHASE3", holdout="first_posted")
+        [white] = rows("SELECT * FROM detect_whitespace($1, $2, $3)", [drug, condition, day])
+        assert WhitespaceResult.model_validate(white) == m.detect_whitespace(drug, condition, cutoff, holdout="first_posted")
+        [land] = rows("SELECT * FROM get_landscape($1, $2, 20)", [condition, day])
+        assert ConditionLandscape.model_validate(land) == m.get_landscape(condition, cutoff, 20, holdout="first_posted")
+        stopped = rows("SELECT * FROM get_terminated($1, $2, 100)", [condition, day])
+        assert [TerminatedTrial.model_validate(r) for r in stopped] == \
+            m.get_terminated(condition, cutoff, holdout="first_posted")
+    assert found > 20, "the calls compared must find trials"
+    assert m.detect_whitespace("tadalafil", "NASH").condition_drugs, "a whitespace answer lists other drugs"
+    for nct_id in ["NCT00711542", "nct00711542", "NCT99999999"]:
+        trial = rows("SELECT * FROM get_trial($1)", [nct_id])
+        assert [Trial.model_validate(r) for r in trial] == ([m.get_trial(nct_id)] if m.get_trial(nct_id) else [])
+        details = rows("SELECT * FROM get_trial_details($1)", [nct_id])
+        assert [TrialDetails.model_validate(r) for r in details] == \
+            ([m.get_trial_details(nct_id)] if m.get_trial_details(nct_id) else [])

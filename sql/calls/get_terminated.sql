@@ -1,2 +1,3 @@
--- How the Python API calls get_terminated (parameters bound).
-SELECT * FROM get_terminated($query, $date_before::DATE, $max_results)
+-- How the Python API calls get_terminated, for one call or a batch (parameters bound: one list entry per
+-- call): each call's trials as (k, study_no, relevance), in order; their cards come from calls/stopped_cards.sql.
+SELECT k, study_no, relevance FROM get_terminated_many($queries, $dates_before::DATE[], $max_results)

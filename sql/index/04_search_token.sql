@@ -1,5 +1,10 @@
--- search_token: word → texts holding it; sorted by word so a lookup reads only the row groups of that word.
+-- search_token: word → the texts holding it and where (position: the word's place in the text, from 1).
+-- A phrase matches a text where its words sit at consecutive positions, so matching reads this narrow table
+-- only, never the texts themselves. Sorted by word so a lookup reads only the row groups of its words.
 CREATE TABLE search_token AS
-SELECT DISTINCT unnest(string_split(trim(norm), ' ')) AS token, text_id
-FROM search_text
-ORDER BY token, text_id;
+SELECT token, text_id, position::INTEGER AS position
+FROM (
+    SELECT text_id, unnest(words) AS token, generate_subscripts(words, 1) AS position
+    FROM (SELECT text_id, string_split(trim(norm), ' ') AS words FROM search_text)
+)
+ORDER BY token, text_id, position;

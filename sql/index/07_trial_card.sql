@@ -1,6 +1,9 @@
 -- trial_card: one row per current study with every field of the contract's Trial, pre-assembled, plus what
 -- the methods filter and rank on. The methods read it instead of joining six tables per call. Where the
 -- contract's model needs a text the registry left out (an intervention without a type), it is ''.
+-- study_no numbers the studies exactly as study_number does (that table is built in the search index's lane).
+-- card is the contract's Trial as JSON: the methods rank on the narrow columns and then read one text per
+-- returned trial, where reading the list columns of scattered rows would decode whole vectors of them.
 CREATE TABLE trial_card AS
 WITH
 cond AS (SELECT nct_id, list(condition ORDER BY ordinal) AS conditions FROM conditions GROUP BY nct_id),
@@ -18,7 +21,8 @@ outc AS (
     FROM outcomes WHERE outcome_type = 'PRIMARY' GROUP BY nct_id),
 refs AS (
     SELECT nct_id, list(pmid ORDER BY ordinal) FILTER (WHERE pmid IS NOT NULL) AS refs
-    FROM study_references GROUP BY nct_id)
+    FROM study_references GROUP BY nct_id),
+base AS (
 SELECT
     s.nct_id,
     s.content_hash,
@@ -61,4 +65,63 @@ LEFT JOIN intr USING (nct_id)
 LEFT JOIN coll USING (nct_id)
 LEFT JOIN outc USING (nct_id)
 LEFT JOIN refs USING (nct_id)
-ORDER BY s.nct_id;
+)
+SELECT
+    (row_number() OVER (ORDER BY nct_id))::INTEGER AS study_no,
+    *,
+    phase_order(phases) AS phase_order,
+    phase_mask(phases) AS phase_mask,
+    -- The sponsor's place in sponsor order: grouping and ranking by it is grouping and ranking by the name.
+    (dense_rank() OVER (ORDER BY sponsor))::INTEGER AS sponsor_key,
+    to_json({
+        'nct_id': nct_id, 'title': title, 'brief_summary': brief_summary, 'phase': phase,
+        'overall_status': overall_status, 'why_stopped': why_stopped, 'conditions': conditions,
+        'interventions': interventions, 'sponsor': sponsor, 'collaborators': collaborators,
+        'enrollment': enrollment, 'start_date': start_date, 'completion_date': completion_date,
+        'study_type': coalesce(study_type, ''), 'primary_outcomes': primary_outcomes,
+        'results_posted': results_posted, 'references': "references", 'phases': phases,
+        'as_of_exact': as_of_exact, 'version': content_hash
+    })::VARCHAR AS card
+FROM base
+ORDER BY nct_id;
+-- The Python API reads the cards of a call's trials by their numbers: an index lookup of literal keys, where a
+-- join would scan every card.
+CREATE UNIQUE INDEX trial_card_study_no ON trial_card (study_no);
+-- trial_drug: the drugs being tested (Drug and Biological interventions that are not placebo, sham or vehicle),
+-- one row each, for the methods that group or rank many trials' drugs.
+CREATE TABLE trial_drug AS
+SELECT t.study_no, i.ordinal, i.name AS drug_name, i.intervention_type AS drug_type
+FROM interventions AS i
+JOIN trial_card AS t USING (nct_id)
+WHERE i.intervention_type IN ('Drug', 'Biological') AND NOT is_placebo(i.name)
+ORDER BY t.study_no, i.ordinal;
+-- trial_drug_key: each trial's drugs once per name compared case-insensitively (drug_key: the place of the
+-- lower-cased name in name order), with the first spelling in name order and its type: what get_landscape
+-- groups competitors by, as integers.
+CREATE TABLE trial_drug_key AS
+WITH per_trial AS (
+    SELECT study_no, lower(coalesce(drug_name, '')) AS drug_lower, min(coalesce(drug_name, '')) AS drug_name,
+           arg_min(drug_type, coalesce(drug_name, '')) AS drug_type
+    FROM trial_drug
+    GROUP BY study_no, lower(coalesce(drug_name, ''))
+)
+SELECT study_no, (dense_rank() OVER (ORDER BY drug_lower))::INTEGER AS drug_key, drug_name, drug_type
+FROM per_trial
+ORDER BY study_no, drug_key;
+-- stopped_card: the TERMINATED, WITHDRAWN and SUSPENDED trials, with get_terminated's answer for each as JSON
+-- (drug_name: the first drug being tested; condition: the first condition; termination_date: the primary
+-- completion date). A small table: get_terminated ranks its matches against it alone.
+CREATE TABLE stopped_card AS
+SELECT
+    study_no,
+    study_first_post_date,
+    to_json({
+        'nct_id': nct_id, 'title': title, 'drug_name': drug_names[1], 'condition': conditions[1], 'phase': phase,
+        'why_stopped': why_stopped, 'stop_category': stop_category(why_stopped), 'enrollment': enrollment,
+        'sponsor': sponsor, 'start_date': start_date, 'termination_date': completion_date,
+        'references': "references", 'status': overall_status, 'as_of_exact': as_of_exact, 'version': content_hash
+    })::VARCHAR AS card
+FROM trial_card
+WHERE overall_status IN ('TERMINATED', 'WITHDRAWN', 'SUSPENDED')
+ORDER BY study_no;
+CREATE UNIQUE INDEX stopped_card_study_no ON stopped_card (study_no);

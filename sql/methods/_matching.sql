@@ -4,70 +4,108 @@
 CREATE OR REPLACE MACRO in_scope(first_posted, cutoff) AS
     (cutoff IS NULL OR first_posted <= cutoff::DATE);
 
--- search_phrases(field, q): the normalised query and the phrases of its synonym groups (sql/data/synonyms.csv).
-CREATE OR REPLACE MACRO search_phrases(field_name, q) AS TABLE
-SELECT DISTINCT phrase FROM (
-    SELECT search_norm(q) AS phrase
+-- Every matcher takes a list of queries and answers for each by its position k (from 1), so a backtest's
+-- thousands of calls match in one pass over the index; the one-query forms are the list of one.
+
+-- search_phrases_many(field, qs): per query, the normalised query and the phrases of its synonym groups
+-- (sql/data/synonyms.csv).
+CREATE OR REPLACE MACRO search_phrases_many(field_name, qs) AS TABLE
+WITH normed AS (SELECT generate_subscripts(qs, 1) AS k, search_norm(unnest(qs)) AS phrase)
+SELECT DISTINCT k, phrase FROM (
+    SELECT k, phrase FROM normed
     UNION ALL
-    SELECT s2.phrase
-    FROM synonym AS s1
+    SELECT n.k, s2.phrase
+    FROM normed AS n
+    JOIN synonym AS s1 ON s1.field = field_name AND s1.phrase = n.phrase
     JOIN synonym AS s2 ON s2.field = s1.field AND s2.group_name = s1.group_name
-    WHERE s1.field = field_name AND s1.phrase = search_norm(q)
 )
 WHERE length(trim(phrase)) > 0;
 
--- matched_texts(field, q): texts holding one of the phrases as whole words.
-CREATE OR REPLACE MACRO matched_texts(field_name, q) AS TABLE
-SELECT DISTINCT t.text_id
-FROM search_phrases(field_name, q) AS p
-JOIN search_token AS k ON k.token = longest_token(p.phrase)
-JOIN search_text AS t ON t.text_id = k.text_id
-WHERE contains(t.norm, p.phrase);
+CREATE OR REPLACE MACRO search_phrases(field_name, q) AS TABLE
+SELECT phrase FROM search_phrases_many(field_name, [q]);
 
--- field_matches(field, q): studies matching q in a field ('condition', 'intervention'), scored by the sum of
--- the weights of the distinct areas matched. For conditions, MeSH terms learned from matching condition
--- texts (condition_link) also match, in the ConditionMeshTerm area.
-CREATE OR REPLACE MACRO field_matches(field_name, q) AS TABLE
-WITH direct AS (SELECT text_id FROM matched_texts(field_name, q)),
-learned AS (
-    SELECT term_text_id AS text_id FROM condition_link
-    WHERE field_name = 'condition' AND text_id IN (SELECT text_id FROM direct)
+-- matched_texts_many(field, qs): per query, the texts holding one of its phrases as whole words: each of the
+-- phrase's words at consecutive positions (what contains(norm, phrase) would find, read from the narrow
+-- token table alone).
+CREATE OR REPLACE MACRO matched_texts_many(field_name, qs) AS TABLE
+WITH words AS (
+    SELECT k, phrase, len(words) AS word_count, unnest(words) AS word, generate_subscripts(words, 1) AS i
+    FROM (SELECT k, phrase, string_split(trim(phrase), ' ') AS words FROM search_phrases_many(field_name, qs))
 ),
-areas AS (SELECT area_id, area, weight FROM search_area WHERE field = field_name),
-hits AS (
-    SELECT DISTINCT p.study_no, p.area_id
-    FROM search_posting AS p
-    WHERE p.area_id IN (SELECT area_id FROM areas) AND p.text_id IN (SELECT text_id FROM direct)
-    UNION
-    SELECT p.study_no, p.area_id
-    FROM search_posting AS p
-    WHERE p.area_id IN (SELECT area_id FROM areas WHERE area = 'ConditionMeshTerm')
-      AND p.text_id IN (SELECT text_id FROM learned)
+placed AS (
+    SELECT w.k, w.phrase, t.text_id, t.position - w.i AS start, count(DISTINCT w.i) AS found,
+           any_value(w.word_count) AS needed
+    FROM words AS w
+    JOIN search_token AS t ON t.token = w.word
+    GROUP BY w.k, w.phrase, t.text_id, t.position - w.i
 )
-SELECT n.nct_id, s.score
-FROM (SELECT h.study_no, sum(a.weight) AS score FROM hits AS h JOIN areas AS a USING (area_id) GROUP BY h.study_no) AS s
-JOIN study_number AS n USING (study_no);
+SELECT DISTINCT k, text_id FROM placed WHERE found = needed;
+
+CREATE OR REPLACE MACRO matched_texts(field_name, q) AS TABLE
+SELECT text_id FROM matched_texts_many(field_name, [q]);
+
+-- field_hits_many(field, qs): per query, the studies (study_no) matching it in a field ('condition',
+-- 'intervention'), scored by the sum of the weights of the distinct areas matched. For conditions, MeSH terms
+-- learned from matching condition texts (condition_link) also match, in the ConditionMeshTerm area. The
+-- methods join on study_no; analysts get nct_id from field_matches.
+CREATE OR REPLACE MACRO field_hits_many(field_name, qs) AS TABLE
+WITH direct AS (SELECT k, text_id FROM matched_texts_many(field_name, qs)),
+learned AS (
+    SELECT d.k, l.term_text_id AS text_id
+    FROM direct AS d JOIN condition_link AS l USING (text_id)
+    WHERE field_name = 'condition'
+),
+masks AS (
+    SELECT bit_or((1::UINTEGER << (area_id - 1))::UINTEGER) AS field_mask,
+           coalesce(bit_or((1::UINTEGER << (area_id - 1))::UINTEGER) FILTER (WHERE area = 'ConditionMeshTerm'),
+                    0::UINTEGER) AS learned_mask
+    FROM search_area WHERE field = field_name
+),
+wanted AS (
+    SELECT k, text_id, (SELECT field_mask FROM masks) AS keep FROM direct
+    UNION ALL
+    SELECT k, text_id, (SELECT learned_mask FROM masks) FROM learned
+),
+studies AS (
+    SELECT w.k, h.study_no, bit_or(h.area_mask & w.keep) AS area_mask
+    FROM search_hit AS h
+    JOIN wanted AS w USING (text_id)
+    WHERE h.field = field_name AND h.area_mask & w.keep <> 0
+    GROUP BY w.k, h.study_no
+)
+SELECT s.k, s.study_no, m.score
+FROM studies AS s
+JOIN area_mask_score AS m ON m.field = field_name AND m.area_mask = s.area_mask;
+
+CREATE OR REPLACE MACRO field_hits(field_name, q) AS TABLE
+SELECT study_no, score FROM field_hits_many(field_name, [q]);
+
+-- field_matches(field, q): field_hits by NCT ID.
+CREATE OR REPLACE MACRO field_matches(field_name, q) AS TABLE
+SELECT n.nct_id, h.score FROM field_hits(field_name, q) AS h JOIN study_number AS n USING (study_no);
 
 -- term_matches(q): free text as query.term reads it: every word must appear in some BasicSearch area.
 CREATE OR REPLACE MACRO term_matches(q) AS TABLE
 WITH words AS (
     SELECT DISTINCT word FROM (SELECT unnest(string_split(trim(search_norm(q)), ' ')) AS word) WHERE word <> ''
 ),
-areas AS (SELECT area_id, weight FROM search_area WHERE field = 'term'),
-hits AS (
-    SELECT DISTINCT w.word, p.study_no, p.area_id
+per_word AS (
+    SELECT w.word, h.study_no, bit_or(h.area_mask) AS area_mask
     FROM words AS w
     JOIN search_token AS k ON k.token = w.word
-    JOIN search_posting AS p ON p.text_id = k.text_id
-    WHERE p.area_id IN (SELECT area_id FROM areas)
+    JOIN search_hit AS h ON h.text_id = k.text_id
+    WHERE h.field = 'term'
+    GROUP BY w.word, h.study_no
+),
+studies AS (
+    SELECT study_no, bit_or(area_mask) AS area_mask
+    FROM per_word
+    GROUP BY study_no
+    HAVING count(*) = (SELECT count(*) FROM words)
 )
-SELECT n.nct_id, s.score
-FROM (
-    SELECT h.study_no, sum(a.weight) AS score
-    FROM hits AS h JOIN areas AS a USING (area_id)
-    GROUP BY h.study_no
-    HAVING count(DISTINCT h.word) = (SELECT count(*) FROM words)
-) AS s
+SELECT n.nct_id, m.score
+FROM studies AS s
+JOIN area_mask_score AS m ON m.field = 'term' AND m.area_mask = s.area_mask
 JOIN study_number AS n USING (study_no);
 
 -- location_matches(location): 'Boston, MA' → studies with a site whose place holds every comma-separated

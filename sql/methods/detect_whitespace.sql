@@ -4,40 +4,75 @@
 -- highest phase, then lowest, so Phase 2 before Phase 1/Phase 2) then activity (recruiting
 -- first) then nct_id, one entry per drug name (case-insensitive) keeping its best-ranked trial, top 50.
 -- Placebo, sham and vehicle are not drugs; Drug and Biological interventions count.
-CREATE OR REPLACE MACRO detect_whitespace(drug_query, condition_query, cutoff) AS TABLE
-WITH d AS (
-    SELECT m.nct_id FROM field_matches('intervention', drug_query) AS m JOIN trial_card AS t USING (nct_id)
-    WHERE in_scope(t.study_first_post_date, cutoff)
+-- detect_whitespace_many takes each argument as a list (one entry per call) and answers every call, by its
+-- position k from 1.
+CREATE OR REPLACE MACRO detect_whitespace_many(drug_queries, condition_queries, cutoffs) AS TABLE
+WITH calls AS (SELECT generate_subscripts(drug_queries, 1) AS k, unnest(cutoffs)::DATE AS cutoff),
+d AS (
+    SELECT m.k, m.study_no
+    FROM field_hits_many('intervention', drug_queries) AS m
+    JOIN calls USING (k)
+    JOIN trial_card AS t USING (study_no)
+    WHERE in_scope(t.study_first_post_date, calls.cutoff)
 ),
 c AS (
-    SELECT m.nct_id FROM field_matches('condition', condition_query) AS m JOIN trial_card AS t USING (nct_id)
-    WHERE in_scope(t.study_first_post_date, cutoff)
+    SELECT m.k, m.study_no, t.phase_rank, t.phase_order, t.overall_status
+    FROM field_hits_many('condition', condition_queries) AS m
+    JOIN calls USING (k)
+    JOIN trial_card AS t USING (study_no)
+    WHERE in_scope(t.study_first_post_date, calls.cutoff)
 ),
-exact AS (SELECT count(*) AS n FROM d JOIN c USING (nct_id)),
-phrases AS (SELECT list(phrase) AS phrases FROM search_phrases('condition', condition_query)),
+counts AS (
+    SELECT calls.k, coalesce(e.n, 0) AS exact_n, coalesce(dn.n, 0) AS drug_n, coalesce(cn.n, 0) AS condition_n
+    FROM calls
+    LEFT JOIN (SELECT k, count(*) AS n FROM d JOIN c USING (k, study_no) GROUP BY k) AS e USING (k)
+    LEFT JOIN (SELECT k, count(*) AS n FROM d GROUP BY k) AS dn USING (k)
+    LEFT JOIN (SELECT k, count(*) AS n FROM c GROUP BY k) AS cn USING (k)
+),
+phase2_trials AS (  -- only for whitespace: the condition's Phase 2+ trials
+    SELECT c.* FROM c JOIN counts USING (k) WHERE c.phase_rank >= 3 AND counts.exact_n = 0
+),
 candidates AS (
-    -- condition: the trial's first condition that matches the query, else its first condition.
-    SELECT t.nct_id, unnest(t.drug_names) AS drug_name,
-           coalesce(list_filter(t.conditions, x -> list_bool_or(list_transform(p.phrases,
-                                                     ph -> contains(search_norm(x), ph))))[1],
-                    t.conditions[1]) AS condition,
-           t.phase, t.overall_status AS status, t.as_of_exact, t.content_hash AS version,
-           phase_order(t.phases) AS phase_rank,
-           status_rank(t.overall_status) AS activity
-    FROM c JOIN trial_card AS t USING (nct_id), phrases AS p
-    WHERE t.phase_rank >= 3
+    -- The IN list lets the scan of trial_drug skip what no candidate needs (and all of it when there is no
+    -- whitespace); joined alone, DuckDB builds its hash table from all of trial_drug.
+    SELECT c.k, c.study_no, g.drug_name, c.phase_order AS phase_rank, status_rank(c.overall_status) AS activity
+    FROM phase2_trials AS c
+    JOIN trial_drug AS g USING (study_no)
+    WHERE g.study_no IN (SELECT study_no FROM phase2_trials)
 ),
 best AS (
     SELECT * FROM candidates
-    QUALIFY row_number() OVER (PARTITION BY lower(drug_name) ORDER BY phase_rank DESC, activity, nct_id) = 1
+    QUALIFY row_number() OVER (PARTITION BY k, lower(drug_name) ORDER BY phase_rank DESC, activity, study_no) = 1
 ),
-top AS (SELECT * FROM best ORDER BY phase_rank DESC, activity, nct_id, lower(drug_name) LIMIT 50)
-SELECT
-    (SELECT n FROM exact) = 0 AS is_whitespace,
-    (SELECT n FROM exact) AS exact_match_count,
-    (SELECT count(*) FROM d) AS drug_only_trials,
-    (SELECT count(*) FROM c) AS condition_only_trials,
-    CASE WHEN (SELECT n FROM exact) = 0 THEN coalesce((
-        SELECT list({'nct_id': nct_id, 'drug_name': drug_name, 'condition': condition, 'phase': phase,
-                     'status': status, 'as_of_exact': as_of_exact, 'version': version} ORDER BY phase_rank DESC, activity, nct_id, lower(drug_name))
-        FROM top), []) ELSE [] END AS condition_drugs;
+top AS (
+    SELECT * FROM best
+    QUALIFY row_number() OVER (PARTITION BY k ORDER BY phase_rank DESC, activity, study_no, lower(drug_name)) <= 50
+),
+phrases AS (SELECT k, list(phrase) AS phrases FROM search_phrases_many('condition', condition_queries) GROUP BY k),
+described AS (
+    -- condition: the trial's first condition that matches the query, else its first condition.
+    SELECT top.*, t.nct_id, t.phase, t.overall_status AS status, t.as_of_exact, t.content_hash AS version,
+           from_json(t.card -> '$.conditions', '["VARCHAR"]') AS conditions
+    FROM top JOIN trial_card AS t USING (study_no)
+),
+listed AS (
+    SELECT d.k,
+           list({'nct_id': d.nct_id, 'drug_name': d.drug_name,
+                 'condition': coalesce(list_filter(d.conditions, x -> list_bool_or(list_transform(
+                                           coalesce(p.phrases, []), ph -> contains(search_norm(x), ph))))[1],
+                                       d.conditions[1]),
+                 'phase': d.phase, 'status': d.status, 'as_of_exact': d.as_of_exact, 'version': d.version}
+                ORDER BY d.phase_rank DESC, d.activity, d.study_no, lower(d.drug_name)) AS condition_drugs
+    FROM described AS d
+    LEFT JOIN phrases AS p USING (k)
+    GROUP BY d.k
+)
+SELECT counts.k, counts.exact_n = 0 AS is_whitespace, counts.exact_n AS exact_match_count,
+       counts.drug_n AS drug_only_trials, counts.condition_n AS condition_only_trials,
+       coalesce(listed.condition_drugs, []) AS condition_drugs
+FROM counts
+LEFT JOIN listed USING (k)
+ORDER BY counts.k;
+
+CREATE OR REPLACE MACRO detect_whitespace(drug_query, condition_query, cutoff) AS TABLE
+SELECT * EXCLUDE (k) FROM detect_whitespace_many([drug_query], [condition_query], [cutoff]);

@@ -4,60 +4,96 @@
 -- sponsor and drug; phase_distribution keyed by each trial's display phase (sums to the total);
 -- recent_starts: trials started from 1 January two calendar years before the reference date (date_before,
 -- else today) up to the reference date, newest first.
-CREATE OR REPLACE MACRO get_landscape(condition_query, cutoff, competitor_limit) AS TABLE
-WITH trials AS (
-    SELECT t.*
-    FROM field_matches('condition', condition_query) AS m
-    JOIN trial_card AS t USING (nct_id)
-    WHERE in_scope(t.study_first_post_date, cutoff)
-      AND list_has_any(t.phases, ['EARLY_PHASE1', 'PHASE1', 'PHASE2', 'PHASE3', 'PHASE4'])
+-- get_landscape_many takes each argument as a list (one entry per call) and answers every call, by its
+-- position k from 1.
+CREATE OR REPLACE MACRO get_landscape_many(condition_queries, cutoffs, competitor_limits) AS TABLE
+WITH calls AS (
+    SELECT generate_subscripts(condition_queries, 1) AS k, unnest(cutoffs)::DATE AS cutoff,
+           unnest(competitor_limits) AS competitor_limit,
+           coalesce(unnest(cutoffs)::DATE, current_date) AS reference_day
 ),
-drug_rows AS (
-    SELECT DISTINCT ON (sponsor, lower(i.intervention_name), nct_id)
-        nct_id, sponsor, i.intervention_name AS drug_name, i.intervention_type AS drug_type, phase_rank,
-        overall_status, enrollment, start_day, start_date, as_of_exact
-    FROM (SELECT *, unnest(interventions) AS i FROM trials)
-    WHERE i.intervention_type IN ('Drug', 'Biological') AND NOT is_placebo(i.intervention_name)
-    ORDER BY sponsor, lower(i.intervention_name), nct_id, i.intervention_name
+trials AS (
+    SELECT m.k, t.study_no, t.sponsor, t.sponsor_key, t.phase, t.phase_rank, t.overall_status, t.enrollment,
+           t.start_day, t.start_date, t.as_of_exact
+    FROM field_hits_many('condition', condition_queries) AS m
+    JOIN calls USING (k)
+    JOIN trial_card AS t USING (study_no)
+    WHERE in_scope(t.study_first_post_date, calls.cutoff)
+      AND t.phase_rank >= 1  -- a phase among EARLY_PHASE1..PHASE4
 ),
 competitors AS (
+    -- Sponsor and drug (case-insensitive) as their integer keys, which order as the names do.
     SELECT
-        sponsor,
-        min(drug_name) AS drug_name,
-        min(drug_type) AS drug_type,
-        max(phase_rank) AS max_rank,
+        t.k,
+        t.sponsor_key,
+        g.drug_key,
+        any_value(t.sponsor) AS sponsor,
+        min(g.drug_name) AS drug_name,
+        min(g.drug_type) AS drug_type,
+        max(t.phase_rank) AS max_rank,
         count(*) AS trial_count,
-        list(DISTINCT overall_status ORDER BY overall_status) AS statuses,
-        sum(coalesce(enrollment, 0)) AS total_enrollment,
-        arg_max(start_date, start_day) AS most_recent_start,
-        bool_and(as_of_exact) AS as_of_exact
-    FROM drug_rows
-    GROUP BY sponsor, lower(drug_name)
+        list(DISTINCT t.overall_status ORDER BY t.overall_status) AS statuses,
+        sum(coalesce(t.enrollment, 0)) AS total_enrollment,
+        arg_max(t.start_date, t.start_day) AS most_recent_start,
+        bool_and(t.as_of_exact) AS as_of_exact
+    FROM trials AS t
+    JOIN trial_drug_key AS g USING (study_no)
+    GROUP BY t.k, t.sponsor_key, g.drug_key
 ),
 ranked AS (
-    SELECT * FROM competitors
-    ORDER BY max_rank DESC, total_enrollment DESC, sponsor, lower(drug_name)
-    LIMIT competitor_limit
+    SELECT c.*
+    FROM competitors AS c
+    JOIN calls USING (k)
+    QUALIFY row_number() OVER (PARTITION BY c.k ORDER BY c.max_rank DESC, c.total_enrollment DESC, c.sponsor_key,
+                                                          c.drug_key) <= calls.competitor_limit
 ),
-reference AS (SELECT coalesce(cutoff::DATE, current_date) AS day),
+recent_trials AS (
+    SELECT t.*
+    FROM trials AS t
+    JOIN calls USING (k)
+    WHERE t.start_day >= make_date(year(calls.reference_day) - 2, 1, 1) AND t.start_day <= calls.reference_day
+),
+first_drugs AS (
+    SELECT study_no, list(drug_name ORDER BY ordinal)[1] AS drug
+    FROM trial_drug
+    WHERE study_no IN (SELECT study_no FROM recent_trials)
+    GROUP BY study_no
+),
 recent AS (
-    SELECT t.nct_id, t.sponsor, t.drug_names[1] AS drug, t.phase, t.start_date, t.start_day, t.as_of_exact,
-           t.content_hash AS version
-    FROM trials AS t, reference AS r
-    WHERE t.start_day >= make_date(year(r.day) - 2, 1, 1) AND t.start_day <= r.day
+    SELECT r.*, c.nct_id, c.content_hash AS version, f.drug
+    FROM recent_trials AS r
+    JOIN trial_card AS c USING (study_no)
+    LEFT JOIN first_drugs AS f USING (study_no)
 )
 SELECT
-    (SELECT count(*) FROM trials) AS total_trial_count,
-    coalesce((SELECT list({'sponsor': sponsor, 'drug_name': drug_name, 'drug_type': drug_type,
-                           'max_phase': phase_label(['EARLY_PHASE1', 'PHASE1', 'PHASE2', 'PHASE3', 'PHASE4'][max_rank]),
-                           'trial_count': trial_count, 'statuses': statuses,
-                           'total_enrollment': total_enrollment, 'most_recent_start': most_recent_start,
-                           'as_of_exact': as_of_exact}
-                          ORDER BY max_rank DESC, total_enrollment DESC, sponsor, lower(drug_name))
-              FROM ranked), []) AS competitors,
-    coalesce((SELECT map(list(phase ORDER BY phase), list(n ORDER BY phase))
-              FROM (SELECT phase, count(*) AS n FROM trials GROUP BY phase)), MAP {}) AS phase_distribution,
-    coalesce((SELECT list({'nct_id': nct_id, 'sponsor': sponsor, 'drug': drug, 'phase': phase,
-                           'start_date': start_date, 'as_of_exact': as_of_exact, 'version': version}
-                          ORDER BY start_day DESC, nct_id)
-              FROM recent), []) AS recent_starts;
+    calls.k,
+    coalesce(total.n, 0) AS total_trial_count,
+    coalesce(listed.competitors, []) AS competitors,
+    coalesce(phases.phase_distribution, MAP {}) AS phase_distribution,
+    coalesce(starts.recent_starts, []) AS recent_starts
+FROM calls
+LEFT JOIN (SELECT k, count(*) AS n FROM trials GROUP BY k) AS total USING (k)
+LEFT JOIN (
+    SELECT k, list({'sponsor': sponsor, 'drug_name': drug_name, 'drug_type': drug_type,
+                    'max_phase': phase_label(['EARLY_PHASE1', 'PHASE1', 'PHASE2', 'PHASE3', 'PHASE4'][max_rank]),
+                    'trial_count': trial_count, 'statuses': statuses,
+                    'total_enrollment': total_enrollment, 'most_recent_start': most_recent_start,
+                    'as_of_exact': as_of_exact}
+                   ORDER BY max_rank DESC, total_enrollment DESC, sponsor_key, drug_key) AS competitors
+    FROM ranked GROUP BY k
+) AS listed USING (k)
+LEFT JOIN (
+    SELECT k, map(list(phase ORDER BY phase), list(n ORDER BY phase)) AS phase_distribution
+    FROM (SELECT k, phase, count(*) AS n FROM trials GROUP BY k, phase)
+    GROUP BY k
+) AS phases USING (k)
+LEFT JOIN (
+    SELECT k, list({'nct_id': nct_id, 'sponsor': sponsor, 'drug': drug, 'phase': phase,
+                    'start_date': start_date, 'as_of_exact': as_of_exact, 'version': version}
+                   ORDER BY start_day DESC, nct_id) AS recent_starts
+    FROM recent GROUP BY k
+) AS starts USING (k)
+ORDER BY calls.k;
+
+CREATE OR REPLACE MACRO get_landscape(condition_query, cutoff, competitor_limit) AS TABLE
+SELECT * EXCLUDE (k) FROM get_landscape_many([condition_query], [cutoff], [competitor_limit]);

@@ -2,27 +2,29 @@
 -- query as a drug or drug class (query.intr areas) or as a condition (query.cond areas), by relevance (the
 -- better of the two scores) then nct_id. drug_name: the first Drug/Biological intervention that is not a
 -- placebo; condition: the first condition; termination_date: the primary completion date.
-CREATE OR REPLACE MACRO get_terminated(any_query, cutoff, result_limit) AS TABLE
-WITH m AS (
-    SELECT nct_id, max(score) AS relevance
-    FROM (SELECT * FROM field_matches('intervention', any_query) UNION ALL SELECT * FROM field_matches('condition', any_query))
-    GROUP BY nct_id
+-- get_terminated_many takes each argument as a list (one entry per call) and returns every call's trials as
+-- (k, study_no, relevance), in order; the Python API reads their cards (stopped_card.card) by study_no.
+CREATE OR REPLACE MACRO get_terminated_many(any_queries, cutoffs, result_limits) AS TABLE
+WITH calls AS (
+    SELECT generate_subscripts(any_queries, 1) AS k, unnest(cutoffs)::DATE AS cutoff,
+           unnest(result_limits) AS result_limit
 ),
-ranked AS (
-    SELECT t.nct_id, round(m.relevance, 4) AS relevance
-    FROM m
-    JOIN trial_card AS t USING (nct_id)
-    WHERE t.overall_status IN ('TERMINATED', 'WITHDRAWN', 'SUSPENDED')
-      AND in_scope(t.study_first_post_date, cutoff)
-    ORDER BY relevance DESC, t.nct_id
-    LIMIT result_limit
+m AS (
+    SELECT k, study_no, round(max(score), 4) AS relevance
+    FROM (SELECT * FROM field_hits_many('intervention', any_queries)
+          UNION ALL SELECT * FROM field_hits_many('condition', any_queries))
+    GROUP BY k, study_no
 )
-SELECT
-    t.nct_id, t.title, t.drug_names[1] AS drug_name, t.conditions[1] AS condition, t.phase, t.why_stopped,
-    stop_category(t.why_stopped) AS stop_category, t.enrollment, t.sponsor, t.start_date,
-    t.completion_date AS termination_date, t."references", t.overall_status AS status,
-    t.as_of_exact, t.content_hash AS version,
-    r.relevance
-FROM ranked AS r
-JOIN trial_card AS t USING (nct_id)
-ORDER BY r.relevance DESC, t.nct_id;
+SELECT m.k, m.study_no, m.relevance
+FROM m
+JOIN calls USING (k)
+JOIN stopped_card AS s USING (study_no)
+WHERE in_scope(s.study_first_post_date, calls.cutoff)
+QUALIFY row_number() OVER (PARTITION BY m.k ORDER BY m.relevance DESC, m.study_no) <= calls.result_limit
+ORDER BY m.k, m.relevance DESC, m.study_no;
+
+CREATE OR REPLACE MACRO get_terminated(any_query, cutoff, result_limit) AS TABLE
+SELECT unnest(stopped_trial_of(s.card)), r.relevance
+FROM get_terminated_many([any_query], [cutoff], [result_limit]) AS r
+JOIN stopped_card AS s USING (study_no)
+ORDER BY r.relevance DESC, r.study_no;

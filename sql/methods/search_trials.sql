@@ -1,26 +1,32 @@
 -- search_trials(drug, condition, date_before, phase_filter, max_results): trials matching the drug (query.intr
 -- areas) and the condition (query.cond areas), as the contract's Trial, by relevance (sum of the two scores)
--- then nct_id. phase_filter: NULL, 'PHASE3' or '(PHASE2 OR PHASE3)'. The matches are ranked on narrow columns
--- first; the wide Trial columns are read for the returned rows only.
-CREATE OR REPLACE MACRO search_trials(drug_query, condition_query, cutoff, phase_filter_text, result_limit) AS TABLE
-WITH d AS (SELECT * FROM field_matches('intervention', drug_query)),
-c AS (SELECT * FROM field_matches('condition', condition_query)),
-ranked AS (
-    SELECT t.nct_id, round(d.score + c.score, 4) AS relevance
-    FROM d
-    JOIN c USING (nct_id)
-    JOIN trial_card AS t USING (nct_id)
-    WHERE in_scope(t.study_first_post_date, cutoff)
-      AND (phase_filter_text IS NULL OR list_has_any(t.phases, phase_filter_list(phase_filter_text)))
-    ORDER BY relevance DESC, t.nct_id
-    LIMIT result_limit
+-- then nct_id. phase_filter: NULL, 'PHASE3' or '(PHASE2 OR PHASE3)'.
+-- search_trials_many takes each argument as a list (one entry per call) and returns every call's trials as
+-- (k: the call's position from 1, study_no, relevance), in order: ranked on narrow integer-keyed columns. The
+-- Python API runs it (one call or a backtest's thousands at once) and then reads the trials' cards
+-- (trial_card.card) by study_no; search_trials joins them here.
+CREATE OR REPLACE MACRO search_trials_many(drug_queries, condition_queries, cutoffs, phase_filters, result_limits)
+AS TABLE
+WITH calls AS (
+    SELECT generate_subscripts(drug_queries, 1) AS k, unnest(cutoffs)::DATE AS cutoff,
+           unnest(phase_filters) AS phase_filter, unnest(result_limits) AS result_limit
+),
+scored AS (
+    SELECT d.k, d.study_no, round(d.score + c.score, 4) AS relevance, calls.result_limit
+    FROM field_hits_many('intervention', drug_queries) AS d
+    JOIN field_hits_many('condition', condition_queries) AS c USING (k, study_no)
+    JOIN calls USING (k)
+    JOIN trial_card AS t USING (study_no)
+    WHERE in_scope(t.study_first_post_date, calls.cutoff)
+      AND (calls.phase_filter IS NULL OR t.phase_mask & phase_mask(phase_filter_list(calls.phase_filter)) <> 0)
 )
-SELECT
-    t.nct_id, t.title, t.brief_summary, t.phase, t.overall_status, t.why_stopped, t.conditions, t.interventions,
-    t.sponsor, t.collaborators, t.enrollment, t.start_date, t.completion_date, coalesce(t.study_type, '') AS study_type,
-    t.primary_outcomes, t.results_posted, t."references", t.phases,
-    t.as_of_exact, t.content_hash AS version,
-    r.relevance
-FROM ranked AS r
-JOIN trial_card AS t USING (nct_id)
-ORDER BY r.relevance DESC, t.nct_id;
+SELECT k, study_no, relevance
+FROM scored
+QUALIFY row_number() OVER (PARTITION BY k ORDER BY relevance DESC, study_no) <= result_limit
+ORDER BY k, relevance DESC, study_no;
+
+CREATE OR REPLACE MACRO search_trials(drug_query, condition_query, cutoff, phase_filter_text, result_limit) AS TABLE
+SELECT unnest(trial_of(t.card)), r.relevance
+FROM search_trials_many([drug_query], [condition_query], [cutoff], [phase_filter_text], [result_limit]) AS r
+JOIN trial_card AS t USING (study_no)
+ORDER BY r.relevance DESC, r.study_no;

@@ -65,10 +65,6 @@ CREATE OR REPLACE MACRO search_norm(s) AS
             '  +', ' ', 'g'),
         '(\S{3})s ', '\1 ', 'g');
 
--- longest_token(phrase): the phrase's longest word, the index key most likely to be rare.
-CREATE OR REPLACE MACRO longest_token(phrase) AS
-    list_reduce(string_split(trim(phrase), ' '), (a, b) -> CASE WHEN length(b) > length(a) THEN b ELSE a END);
-
 -- status_rank(s): how active a trial is, most active first (recruiting preferred).
 CREATE OR REPLACE MACRO status_rank(s) AS
     CASE s WHEN 'RECRUITING' THEN 0 WHEN 'ACTIVE_NOT_RECRUITING' THEN 1 WHEN 'ENROLLING_BY_INVITATION' THEN 2
@@ -77,6 +73,13 @@ CREATE OR REPLACE MACRO status_rank(s) AS
 -- is_placebo(name): placebo, sham and vehicle arms are not drugs being tested.
 CREATE OR REPLACE MACRO is_placebo(name) AS
     regexp_matches(lower(coalesce(name, '')), '\b(placebo|placebos|sham|vehicle|dummy)\b');
+
+-- phase_mask(phases): the phases as bits (EARLY_PHASE1 1, PHASE1 2, PHASE2 4, PHASE3 8, PHASE4 16, NA 32), so
+-- "has any of these phases" is one AND of integers rather than a read of every trial's phase list.
+CREATE OR REPLACE MACRO phase_mask(phases) AS
+    coalesce(list_sum(list_transform(list_distinct(phases), p -> CASE p
+        WHEN 'EARLY_PHASE1' THEN 1 WHEN 'PHASE1' THEN 2 WHEN 'PHASE2' THEN 4 WHEN 'PHASE3' THEN 8
+        WHEN 'PHASE4' THEN 16 WHEN 'NA' THEN 32 ELSE 0 END)), 0)::INTEGER;
 
 -- phase_filter_list(f): 'PHASE3' or '(PHASE2 OR PHASE3)' as a list of phase enum values.
 CREATE OR REPLACE MACRO phase_filter_list(f) AS

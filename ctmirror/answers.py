@@ -1,0 +1,116 @@
+"""Running calls of one method set-wise: a list of validated calls on one mirror → their answers, in order.
+
+Each method's macro takes its arguments as lists (sql/methods/*_many) and answers every call in one query, so
+a single call and a backtest's thousands run the same SQL; only the list's length differs. Trials come back as
+(k, study_no, relevance) and their cards are then read by number (calls/cards.sql).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ctmirror.models import ConditionLandscape, TerminatedTrial, Trial, TrialDetails, WhitespaceResult
+from ctmirror.sqlfiles import read_sql
+
+if TYPE_CHECKING:
+    from ctmirror.mirror import Mirror
+
+CardModel = TypeVar("CardModel", Trial, TerminatedTrial)
+# Up to this many cards are looked up in the cards' index by literal keys; a larger set is read in one scan.
+LITERAL_KEYS_MAX = 2_000
+# A backtest's calls are answered this many at a time, which bounds the rows one query holds.
+CALLS_PER_QUERY = 2_000
+
+
+def _column(calls: list[dict[str, Any]], name: str) -> list[Any]:
+    return [call[name] for call in calls]
+
+
+def _cards(mirror: Mirror, table: str, numbers: set[int]) -> dict[int, str]:
+    """study_no → card JSON. The numbers come from our own ranking query as ints; formatted as literals they
+    are the one form DuckDB looks up in the table's index (a join on bound values reads every card)."""
+    if not numbers:
+        return {}
+    if len(numbers) <= LITERAL_KEYS_MAX:
+        literals = ", ".join(str(int(n)) for n in sorted(numbers))
+        query = read_sql(f"calls/{table}.sql").replace("{study_numbers}", literals)
+        return dict(mirror.con.execute(query).fetchall())
+    return dict(mirror.con.execute(read_sql(f"calls/{table}_scan.sql"), {"study_numbers": sorted(numbers)}).fetchall())
+
+
+def _ranked_cards(mirror: Mirror, table: str, model: type[CardModel], ranked: list[tuple[int, int, Any]],
+                  count: int) -> list[list[CardModel]]:
+    cards = _cards(mirror, table, {study_no for _, study_no, _ in ranked})
+    answers: list[list[CardModel]] = [[] for _ in range(count)]
+    for k, study_no, relevance in ranked:
+        item = model.model_validate_json(cards[study_no])
+        item.relevance = float(relevance)
+        answers[k - 1].append(item)
+    return answers
+
+
+def search_trials(mirror: Mirror, calls: list[dict[str, Any]]) -> list[list[Trial]]:
+    ranked = mirror.con.execute(read_sql("calls/search_trials.sql"), {
+        "drugs": _column(calls, "drug"), "conditions": _column(calls, "condition"),
+        "dates_before": _column(calls, "date_before"), "phase_filters": _column(calls, "phase_filter"),
+        "max_results": _column(calls, "max_results")}).fetchall()
+    return _ranked_cards(mirror, "cards", Trial, ranked, len(calls))
+
+
+def get_terminated(mirror: Mirror, calls: list[dict[str, Any]]) -> list[list[TerminatedTrial]]:
+    ranked = mirror.con.execute(read_sql("calls/get_terminated.sql"), {
+        "queries": _column(calls, "query"), "dates_before": _column(calls, "date_before"),
+        "max_results": _column(calls, "max_results")}).fetchall()
+    return _ranked_cards(mirror, "stopped_cards", TerminatedTrial, ranked, len(calls))
+
+
+def _one_row_each(mirror: Mirror, call_file: str, params: dict[str, Any], model: type, count: int) -> list[Any]:
+    cursor = mirror.con.execute(read_sql(call_file), params)
+    names = [d[0] for d in cursor.description]
+    answers: list[Any] = [None] * count
+    for row in cursor.fetchall():
+        record = dict(zip(names, row))
+        answers[record.pop("k") - 1] = model.model_validate(record)
+    return answers
+
+
+def detect_whitespace(mirror: Mirror, calls: list[dict[str, Any]]) -> list[WhitespaceResult]:
+    return _one_row_each(mirror, "calls/detect_whitespace.sql", {
+        "drugs": _column(calls, "drug"), "conditions": _column(calls, "condition"),
+        "dates_before": _column(calls, "date_before")}, WhitespaceResult, len(calls))
+
+
+def get_landscape(mirror: Mirror, calls: list[dict[str, Any]]) -> list[ConditionLandscape]:
+    return _one_row_each(mirror, "calls/get_landscape.sql", {
+        "conditions": _column(calls, "condition"), "dates_before": _column(calls, "date_before"),
+        "top_ns": _column(calls, "top_n")}, ConditionLandscape, len(calls))
+
+
+def _by_id(mirror: Mirror, call_file: str, model: type, calls: list[dict[str, Any]]) -> list[Any]:
+    answers: list[Any] = [None] * len(calls)
+    for k, card in mirror.con.execute(read_sql(call_file), {"nct_ids": _column(calls, "nct_id")}).fetchall():
+        answers[k - 1] = model.model_validate_json(card)
+    return answers
+
+
+def get_trial(mirror: Mirror, calls: list[dict[str, Any]]) -> list[Trial | None]:
+    return _by_id(mirror, "calls/get_trial.sql", Trial, calls)
+
+
+def get_trial_details(mirror: Mirror, calls: list[dict[str, Any]]) -> list[TrialDetails | None]:
+    return _by_id(mirror, "calls/get_trial_details.sql", TrialDetails, calls)
+
+
+RUNNERS: dict[str, Callable[[Mirror, list[dict[str, Any]]], list[Any]]] = {
+    "search_trials": search_trials, "detect_whitespace": detect_whitespace, "get_landscape": get_landscape,
+    "get_terminated": get_terminated, "get_trial": get_trial, "get_trial_details": get_trial_details,
+}
+
+
+def answer_all(mirror: Mirror, method: str, calls: list[dict[str, Any]]) -> list[Any]:
+    """Every call's answer, in order, CALLS_PER_QUERY calls to a query."""
+    answers: list[Any] = []
+    for start in range(0, len(calls), CALLS_PER_QUERY):
+        answers.extend(RUNNERS[method](mirror, calls[start:start + CALLS_PER_QUERY]))
+    return answers

@@ -1,0 +1,29 @@
+-- search_hit: which study (study_no) has which text (text_id) in which of a field's areas (area_mask: bit
+-- area_id - 1 set for each area). One row per field, text and study rather than per area, so a query joins and
+-- groups a third of the rows; sorted by field first, so a query's constant field prunes the other fields' row
+-- groups before its texts are joined.
+CREATE TABLE search_hit AS
+SELECT a.field, t.text_id::INTEGER AS text_id, n.study_no,
+       bit_or((1::UINTEGER << (a.area_id - 1))::UINTEGER) AS area_mask
+FROM search_terms AS s
+JOIN search_area AS a USING (area)
+JOIN search_text AS t ON t.norm = s.norm
+JOIN study_number AS n USING (nct_id)
+GROUP BY a.field, t.text_id, n.study_no
+ORDER BY a.field, t.text_id, n.study_no;
+-- area_mask_score: the score of every combination of a field's areas (the sum of their weights), so a study's
+-- score is one lookup of the areas it matched.
+CREATE TABLE area_mask_score AS
+WITH field_areas AS (
+    SELECT field, list(area_id ORDER BY area_id) AS ids, list(weight ORDER BY area_id) AS weights
+    FROM search_area GROUP BY field
+),
+subsets AS (SELECT field, ids, weights, unnest(range(1, 1 << len(ids))) AS pick FROM field_areas)
+SELECT field,
+       list_sum(list_transform(range(len(ids)), i -> CASE WHEN (pick >> i) & 1 = 1
+                                                           THEN (1::UINTEGER << (ids[i + 1] - 1))::UINTEGER
+                                                           ELSE 0::UINTEGER END))::UINTEGER AS area_mask,
+       list_sum(list_transform(range(len(ids)), i -> CASE WHEN (pick >> i) & 1 = 1 THEN weights[i + 1] ELSE 0 END))
+           AS score
+FROM subsets
+ORDER BY field, area_mask;
