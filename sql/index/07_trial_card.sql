@@ -2,7 +2,7 @@
 -- the methods filter and rank on. The methods read it instead of joining six tables per call. Where the
 -- contract's model needs a text the registry left out (an intervention without a type), it is ''.
 -- study_no numbers the studies exactly as study_number does (that table is built in the search index's lane).
--- card is the contract's Trial as JSON: the methods rank on the narrow columns and then read one text per
+-- card is the contract's Trial as JSON (plus official_title, for search): the methods rank on the narrow columns and then read one text per
 -- returned trial, where reading the list columns of scattered rows would decode whole vectors of them.
 CREATE TABLE trial_card AS
 WITH
@@ -74,7 +74,8 @@ SELECT
     -- The sponsor's place in sponsor order: grouping and ranking by it is grouping and ranking by the name.
     (dense_rank() OVER (ORDER BY sponsor))::INTEGER AS sponsor_key,
     to_json({
-        'nct_id': nct_id, 'title': title, 'brief_summary': brief_summary, 'phase': phase,
+        'nct_id': nct_id, 'title': title, 'official_title': official_title, 'brief_summary': brief_summary,
+        'phase': phase,
         'overall_status': overall_status, 'why_stopped': why_stopped, 'conditions': conditions,
         'interventions': interventions, 'sponsor': sponsor, 'collaborators': collaborators,
         'enrollment': enrollment, 'start_date': start_date, 'completion_date': completion_date,

@@ -84,8 +84,9 @@ SELECT study_no, score FROM field_hits_many(field_name, [q]);
 CREATE OR REPLACE MACRO field_matches(field_name, q) AS TABLE
 SELECT n.nct_id, h.score FROM field_hits(field_name, q) AS h JOIN study_number AS n USING (study_no);
 
--- term_matches(q): free text as query.term reads it: every word must appear in some BasicSearch area.
-CREATE OR REPLACE MACRO term_matches(q) AS TABLE
+-- term_hits(q): free text as query.term reads it: every word must appear in some BasicSearch area; studies by
+-- study_no. term_matches(q): the same by NCT ID.
+CREATE OR REPLACE MACRO term_hits(q) AS TABLE
 WITH words AS (
     SELECT DISTINCT word FROM (SELECT unnest(string_split(trim(search_norm(q)), ' ')) AS word) WHERE word <> ''
 ),
@@ -103,10 +104,12 @@ studies AS (
     GROUP BY study_no
     HAVING count(*) = (SELECT count(*) FROM words)
 )
-SELECT n.nct_id, m.score
+SELECT s.study_no, m.score
 FROM studies AS s
-JOIN area_mask_score AS m ON m.field = 'term' AND m.area_mask = s.area_mask
-JOIN study_number AS n USING (study_no);
+JOIN area_mask_score AS m ON m.field = 'term' AND m.area_mask = s.area_mask;
+
+CREATE OR REPLACE MACRO term_matches(q) AS TABLE
+SELECT n.nct_id, h.score FROM term_hits(q) AS h JOIN study_number AS n USING (study_no);
 
 -- location_matches(location): 'Boston, MA' → studies with a site whose place holds every comma-separated
 -- part (a US state's code or name either way).
@@ -126,7 +129,7 @@ alternatives AS (
 ),
 places AS (
     SELECT pp.norm
-    FROM (SELECT DISTINCT norm FROM place_posting) AS pp
+    FROM place_norm AS pp
     JOIN alternatives AS a ON contains(pp.norm, a.phrase)
     GROUP BY pp.norm
     HAVING count(DISTINCT a.i) = (SELECT count(*) FROM parts)

@@ -14,21 +14,21 @@ wanted AS (
            + (intervention_query IS NOT NULL)::INTEGER AS n
 ),
 m AS (
-    SELECT nct_id, sum(score) AS relevance
-    FROM (SELECT * FROM term_matches(text_query)
-          UNION ALL SELECT * FROM field_matches('condition', condition_query)
-          UNION ALL SELECT * FROM field_matches('intervention', intervention_query))
-    GROUP BY nct_id
+    SELECT study_no, sum(score) AS relevance
+    FROM (SELECT * FROM term_hits(text_query)
+          UNION ALL SELECT * FROM field_hits('condition', condition_query)
+          UNION ALL SELECT * FROM field_hits('intervention', intervention_query))
+    GROUP BY study_no
     HAVING count(*) = (SELECT n FROM wanted)
     UNION ALL
-    SELECT nct_id, 0 FROM trial_card WHERE (SELECT n FROM wanted) = 0
+    SELECT study_no, 0 FROM trial_card WHERE (SELECT n FROM wanted) = 0
 )
-SELECT t.nct_id, round(m.relevance, 4) AS relevance
+SELECT t.study_no, t.nct_id, round(m.relevance, 4) AS relevance
 FROM m
-JOIN trial_card AS t USING (nct_id)
+JOIN trial_card AS t USING (study_no)
 WHERE in_scope(t.study_first_post_date, cutoff)
   AND (status_list IS NULL OR list_contains(status_list, t.overall_status))
-  AND (phase_list IS NULL OR list_has_any(t.phases, phase_list))
+  AND (phase_list IS NULL OR t.phase_mask & phase_mask(phase_list) <> 0)
   AND (study_type_wanted IS NULL OR t.study_type = study_type_wanted)
   AND (sex_wanted IS NULL OR t.sex IS NULL OR t.sex = 'ALL' OR t.sex = sex_wanted)
   AND (patient_min_age_days IS NULL OR t.minimum_age_days IS NULL OR t.minimum_age_days <= patient_min_age_days)
@@ -36,7 +36,8 @@ WHERE in_scope(t.study_first_post_date, cutoff)
   AND (location_query IS NULL OR t.nct_id IN (SELECT nct_id FROM location_matches(location_query)))
   AND (eligibility_query IS NULL OR t.nct_id IN (
         SELECT nct_id FROM trial_detail
-        WHERE contains(search_norm(eligibility_criteria), search_norm(eligibility_query))));
+        WHERE eligibility_query IS NOT NULL
+          AND contains(search_norm(eligibility_criteria), search_norm(eligibility_query))));
 
 CREATE OR REPLACE MACRO search_studies_page(text_query, condition_query, intervention_query, status_list,
                                             location_query, phase_list, eligibility_query, patient_min_age_days,
@@ -48,29 +49,33 @@ WITH matches AS (
                         phase_list, eligibility_query, patient_min_age_days, patient_max_age_days,
                         sex_wanted, study_type_wanted, cutoff)
 ),
-page AS (SELECT * FROM matches ORDER BY relevance DESC, nct_id LIMIT page_limit OFFSET page_offset)
+page AS (SELECT * FROM matches ORDER BY relevance DESC, study_no LIMIT page_limit OFFSET page_offset),
+cards AS (  -- the page's trials, read from their cards (a few dozen rows; their list columns are not read)
+    SELECT p.*, trial_of(t.card) AS trial, t.card ->> '$.official_title' AS official_title
+    FROM page AS p
+    JOIN trial_card AS t USING (study_no)
+)
 SELECT
-    'NCT:' || t.nct_id[4:] AS id,
-    t.nct_id,
-    coalesce(t.official_title, t.title) AS title,
-    t.title AS brief_title,
-    t.brief_summary,
-    array_to_string(t.phases, '/') AS phase,
-    t.phases,
-    t.overall_status AS status,
-    t.conditions,
-    list_transform(t.interventions, i -> i.intervention_name) AS interventions,
-    t.sponsor,
-    t.enrollment,
-    t.start_date,
-    t.completion_date AS primary_completion_date,
-    t.as_of_exact,
-    t.content_hash AS version,
-    p.relevance,
-    p.total_matches
-FROM page AS p
-JOIN trial_card AS t USING (nct_id)
-ORDER BY p.relevance DESC, t.nct_id;
+    'NCT:' || c.nct_id[4:] AS id,
+    c.nct_id,
+    coalesce(c.official_title, c.trial.title) AS title,
+    c.trial.title AS brief_title,
+    c.trial.brief_summary,
+    array_to_string(c.trial.phases, '/') AS phase,
+    c.trial.phases,
+    c.trial.overall_status AS status,
+    c.trial.conditions,
+    list_transform(c.trial.interventions, i -> i.intervention_name) AS interventions,
+    c.trial.sponsor,
+    c.trial.enrollment,
+    c.trial.start_date,
+    c.trial.completion_date AS primary_completion_date,
+    c.trial.as_of_exact,
+    c.trial.version,
+    c.relevance,
+    c.total_matches
+FROM cards AS c
+ORDER BY c.relevance DESC, c.study_no;
 
 CREATE OR REPLACE MACRO search_studies(text_query, condition_query, intervention_query, status_list, location_query,
                                        phase_list, eligibility_query, patient_min_age_days, patient_max_age_days,
