@@ -8,7 +8,8 @@ Calls are drawn (seeded) from real values of the sample: its conditions, drug na
 NCT IDs, so each scaled call matches about as many copies of real trials as the value has in the sample (a
 sample condition found in 1,000 of its 2,279 studies matches 220,000 studies at 500,000: far more than any real
 condition, which makes the tail pessimistic). Dated calls use holdout="first_posted" (the macro path on the
-current state); strict answers come from snapshots, measured by bench/bench_backtest.py.
+current state); strict answers come from snapshots, measured by bench/bench_backtest.py. The last column is the
+same calls run together through Mirror.batch (one set-wise query per method), per call.
 """
 
 from __future__ import annotations
@@ -61,17 +62,17 @@ def calls(m: Mirror, n: int, seed: int = 7) -> dict[str, list]:
         return values[rng.randrange(len(values))]
 
     return {
-        "search_trials": [(lambda p=pick(pairs), d=pick(dates): m.search_trials(p[0], p[1], d, holdout=FP))
+        "search_trials": [("search_trials", {"drug": p[0], "condition": p[1], "date_before": pick(dates), "holdout": FP})
+                          for p in (pick(pairs) for _ in range(n))],
+        "detect_whitespace": [("detect_whitespace", {"drug": pick(drugs), "condition": pick(conditions),
+                                                     "date_before": pick(dates), "holdout": FP}) for _ in range(n)],
+        "get_landscape": [("get_landscape", {"condition": pick(conditions), "date_before": pick(dates), "holdout": FP})
                           for _ in range(n)],
-        "detect_whitespace": [(lambda a=pick(drugs), c=pick(conditions), d=pick(dates):
-                               m.detect_whitespace(a, c, d, holdout=FP)) for _ in range(n)],
-        "get_landscape": [(lambda c=pick(conditions), d=pick(dates): m.get_landscape(c, d, holdout=FP))
-                          for _ in range(n)],
-        "get_terminated": [(lambda q=pick(drugs + conditions), d=pick(dates): m.get_terminated(q, d, holdout=FP))
-                           for _ in range(n)],
-        "get_trial": [(lambda i=pick(ids): m.get_trial(i)) for _ in range(n)],
-        "get_trial_details": [(lambda i=pick(ids): m.get_trial_details(i)) for _ in range(n)],
-        "search": [(lambda c=pick(conditions), s=pick([None, "RECRUITING", "COMPLETED"]): m.search(condition=c, status=s))
+        "get_terminated": [("get_terminated", {"query": pick(drugs + conditions), "date_before": pick(dates),
+                                               "holdout": FP}) for _ in range(n)],
+        "get_trial": [("get_trial", {"nct_id": pick(ids)}) for _ in range(n)],
+        "get_trial_details": [("get_trial_details", {"nct_id": pick(ids)}) for _ in range(n)],
+        "search": [("search", {"condition": pick(conditions), "status": pick([None, "RECRUITING", "COMPLETED"])})
                    for _ in range(n)],
     }
 
@@ -79,18 +80,21 @@ def calls(m: Mirror, n: int, seed: int = 7) -> dict[str, list]:
 def measure(root: Path, label: str, n: int) -> None:
     with Mirror(root) as m:
         studies = m.sql("SELECT count(*) AS n FROM studies")["n"][0]
-        print(f"\n{label}: {studies:,} studies, {n} calls per method")
-        print(f"{'method':<20}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}")
-        for method, thunks in calls(m, n).items():
-            thunks[0]()  # warm
+        print(f"\n{label}: {studies:,} studies, {n} calls per method; one at a time, then the same calls in one batch")
+        print(f"{'method':<20}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}{'batch ms/call':>15}")
+        for method, method_calls in calls(m, n).items():
+            getattr(m, method)(**method_calls[0][1])  # warm
             times = []
-            for thunk in thunks:
+            for name, kwargs in method_calls:
                 started = time.perf_counter()
-                thunk()
+                getattr(m, name)(**kwargs)
                 times.append((time.perf_counter() - started) * 1000)
             times.sort()
             p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
-            print(f"{method:<20}{statistics.median(times):>9.1f}{p99:>9.1f}{times[-1]:>9.1f}")
+            started = time.perf_counter()
+            m.batch(method_calls)
+            batched = (time.perf_counter() - started) * 1000 / len(method_calls)
+            print(f"{method:<20}{statistics.median(times):>9.1f}{p99:>9.1f}{times[-1]:>9.1f}{batched:>15.1f}")
 
 
 def main() -> None:
