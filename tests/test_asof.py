@@ -12,7 +12,7 @@ from datetime import date, timedelta
 import pytest
 
 from conftest import nct, write_ndjson
-from ctmirror import InvalidArgument, Mirror
+from ctmirror import InvalidArgument, Mirror, answers
 from ctmirror.errors import StateNotFound, TerminalHarvestError
 from ctmirror.snapshot import build_snapshot
 from ctmirror.warehouse import Warehouse
@@ -214,8 +214,9 @@ def test_batch_returns_results_in_order(m):
         m.batch([("drop_everything", {})])
 
 
-def test_a_batch_answers_each_call_as_if_it_ran_alone(m):
-    """A batch answers a method's calls in one query; no call may see another's arguments or results."""
+def test_a_batch_answers_each_call_as_if_it_ran_alone(m, monkeypatch):
+    """A batch answers a method's calls in one query; no call may see another's arguments or results, however
+    the calls are split into queries and however the cards are read."""
     rng = random.Random(5)
     drugs = ["tadalafil", "sildenafil", "metformin", "placebo", "vardenafil", "no such drug"]
     conditions = ["erectile dysfunction", "NASH", "diabetes", "impotence", "hypogonadism", "no such condition"]
@@ -245,6 +246,9 @@ def test_a_batch_answers_each_call_as_if_it_ran_alone(m):
     together = m.batch(calls)
     alone = [getattr(m, name)(**kwargs) for name, kwargs in calls]
     assert together == alone
+    monkeypatch.setattr(answers, "CALLS_PER_QUERY", 4)  # queries of four calls: chunk edges inside each method
+    monkeypatch.setattr(answers, "LITERAL_KEYS_MAX", 0)  # cards read by the scan a big batch uses
+    assert m.batch(calls) == alone
     assert any(r for r in together if isinstance(r, list)) and None in together
     with pytest.raises(InvalidArgument, match="max_results"):
         m.batch([("get_trial", {"nct_id": "NCT00711542"}),
