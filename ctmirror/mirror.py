@@ -11,7 +11,7 @@ import duckdb
 import polars as pl
 
 from ctmirror import arguments
-from ctmirror.answers import answer_all
+from ctmirror.answers import RUNNERS, answer_all
 from ctmirror.errors import InvalidArgument, WarehouseError
 from ctmirror.methods import Methods
 from ctmirror.warehouse import State, Warehouse
@@ -85,21 +85,19 @@ class Mirror(Methods):
         return self._pinned[key]
 
     def batch(self, calls: list[tuple[str, dict]]) -> list[Any]:
-        """Runs [(method name, keyword arguments), ...] and returns their results in order. Every call is
-        validated first (a bad one raises before any runs); then the calls of each method on each pinned state
-        are answered together, in one query per method and per CALLS_PER_QUERY calls, which is what makes a
-        backtest's thousands of calls fast. `search` (paged, with cursors) runs call by call."""
-        collected = {"search_trials", "detect_whitespace", "get_landscape", "get_terminated", "get_trial",
-                     "get_trial_details"}
-        allowed = collected | {"search"}
+        """Runs [(method name, keyword arguments), ...] and returns their results in order. The calls of the
+        set-wise methods (answers.RUNNERS) are all validated before any query runs; then each method's calls on
+        each pinned state are answered together, CALLS_PER_QUERY to a query, which is what makes a backtest's
+        thousands of calls fast. `search` (paged, with cursors) runs call by call, after them."""
+        allowed = {*RUNNERS, "search"}
         for name, _ in calls:
             if name not in allowed:
                 raise InvalidArgument(f"unknown method {name!r}: one of {', '.join(sorted(allowed))}",
                                       invalid_input=name)
         recorded: list[tuple[Mirror, str, dict[str, Any]]] = []
-        positions: list[int] = []
+        positions: list[int] = []  # recorded[i] is the call at positions[i]
         for position, (name, kwargs) in enumerate(calls):
-            if name in collected:
+            if name in RUNNERS:
                 self._collecting = recorded
                 try:
                     getattr(self, name)(**kwargs)
@@ -116,7 +114,7 @@ class Mirror(Methods):
             for index, result in zip(indexes, found):
                 results[positions[index]] = result
         for position, (name, kwargs) in enumerate(calls):
-            if name not in collected:
+            if name not in RUNNERS:
                 results[position] = self.search(**kwargs)
         return results
 
