@@ -28,15 +28,17 @@ def _column(calls: list[dict[str, Any]], name: str) -> list[Any]:
 
 
 def _cards(mirror: Mirror, table: str, numbers: set[int]) -> dict[int, str]:
-    """study_no → card JSON. The numbers come from our own ranking query as ints; formatted as literals they
-    are the one form DuckDB looks up in the table's index (a join on bound values reads every card)."""
+    """study_no → card JSON from `table` (trial_card or stopped_card, ours). The numbers come from our own
+    ranking query as ints; formatted as literals they are the one form DuckDB looks up in the table's index (a
+    join on bound values reads every card)."""
     if not numbers:
         return {}
     if len(numbers) <= LITERAL_KEYS_MAX:
         literals = ", ".join(str(int(n)) for n in sorted(numbers))
-        query = read_sql(f"calls/{table}.sql").replace("{study_numbers}", literals)
+        query = read_sql("calls/cards.sql").replace("{table}", table).replace("{study_numbers}", literals)
         return dict(mirror.con.execute(query).fetchall())
-    return dict(mirror.con.execute(read_sql(f"calls/{table}_scan.sql"), {"study_numbers": sorted(numbers)}).fetchall())
+    query = read_sql("calls/cards_scan.sql").replace("{table}", table)
+    return dict(mirror.con.execute(query, {"study_numbers": sorted(numbers)}).fetchall())
 
 
 def _ranked_cards(mirror: Mirror, table: str, model: type[CardModel], ranked: list[tuple[int, int, Any]],
@@ -55,14 +57,14 @@ def search_trials(mirror: Mirror, calls: list[dict[str, Any]]) -> list[list[Tria
         "drugs": _column(calls, "drug"), "conditions": _column(calls, "condition"),
         "dates_before": _column(calls, "date_before"), "phase_filters": _column(calls, "phase_filter"),
         "max_results": _column(calls, "max_results")}).fetchall()
-    return _ranked_cards(mirror, "cards", Trial, ranked, len(calls))
+    return _ranked_cards(mirror, "trial_card", Trial, ranked, len(calls))
 
 
 def get_terminated(mirror: Mirror, calls: list[dict[str, Any]]) -> list[list[TerminatedTrial]]:
     ranked = mirror.con.execute(read_sql("calls/get_terminated.sql"), {
         "queries": _column(calls, "query"), "dates_before": _column(calls, "date_before"),
         "max_results": _column(calls, "max_results")}).fetchall()
-    return _ranked_cards(mirror, "stopped_cards", TerminatedTrial, ranked, len(calls))
+    return _ranked_cards(mirror, "stopped_card", TerminatedTrial, ranked, len(calls))
 
 
 def _one_row_each(mirror: Mirror, call_file: str, params: dict[str, Any], model: type, count: int) -> list[Any]:

@@ -2,8 +2,10 @@
 -- the methods filter and rank on. The methods read it instead of joining six tables per call. Where the
 -- contract's model needs a text the registry left out (an intervention without a type), it is ''.
 -- study_no numbers the studies exactly as study_number does (that table is built in the search index's lane).
--- card is the contract's Trial as JSON (plus official_title, for search): the methods rank on the narrow columns and then read one text per
--- returned trial, where reading the list columns of scattered rows would decode whole vectors of them.
+-- card is the contract's Trial as JSON (plus official_title, for search): the methods rank on the narrow columns
+-- and then read one text per returned trial, where reading list columns of scattered rows would decode whole
+-- vectors of them. The lists only the card needs are kept in it alone; interventions, std_ages and phases stay
+-- columns for the statistics (sql/views/) and for analysts' filters.
 CREATE TABLE trial_card AS
 WITH
 cond AS (SELECT nct_id, list(condition ORDER BY ordinal) AS conditions FROM conditions GROUP BY nct_id),
@@ -68,7 +70,8 @@ LEFT JOIN refs USING (nct_id)
 )
 SELECT
     (row_number() OVER (ORDER BY nct_id))::INTEGER AS study_no,
-    *,
+    * EXCLUDE (conditions, drug_names, collaborators, primary_outcomes, "references"),
+    drug_names[1] AS first_drug,
     phase_order(phases) AS phase_order,
     phase_mask(phases) AS phase_mask,
     -- The sponsor's place in sponsor order: grouping and ranking by it is grouping and ranking by the name.
@@ -111,16 +114,19 @@ FROM per_trial
 ORDER BY study_no, drug_key;
 -- stopped_card: the TERMINATED, WITHDRAWN and SUSPENDED trials, with get_terminated's answer for each as JSON
 -- (drug_name: the first drug being tested; condition: the first condition; termination_date: the primary
--- completion date). A small table: get_terminated ranks its matches against it alone.
+-- completion date; conditions and references come from the trial's card). A small table: get_terminated ranks
+-- its matches against it alone.
 CREATE TABLE stopped_card AS
 SELECT
     study_no,
     study_first_post_date,
     to_json({
-        'nct_id': nct_id, 'title': title, 'drug_name': drug_names[1], 'condition': conditions[1], 'phase': phase,
+        'nct_id': nct_id, 'title': title, 'drug_name': first_drug, 'condition': card ->> '$.conditions[0]',
+        'phase': phase,
         'why_stopped': why_stopped, 'stop_category': stop_category(why_stopped), 'enrollment': enrollment,
         'sponsor': sponsor, 'start_date': start_date, 'termination_date': completion_date,
-        'references': "references", 'status': overall_status, 'as_of_exact': as_of_exact, 'version': content_hash
+        'references': from_json(card -> '$.references', '["VARCHAR"]'), 'status': overall_status,
+        'as_of_exact': as_of_exact, 'version': content_hash
     })::VARCHAR AS card
 FROM trial_card
 WHERE overall_status IN ('TERMINATED', 'WITHDRAWN', 'SUSPENDED')

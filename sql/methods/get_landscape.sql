@@ -53,17 +53,10 @@ recent_trials AS (
     JOIN calls USING (k)
     WHERE t.start_day >= make_date(year(calls.reference_day) - 2, 1, 1) AND t.start_day <= calls.reference_day
 ),
-first_drugs AS (
-    SELECT study_no, list(drug_name ORDER BY ordinal)[1] AS drug
-    FROM trial_drug
-    WHERE study_no IN (SELECT study_no FROM recent_trials)
-    GROUP BY study_no
-),
 recent AS (
-    SELECT r.*, c.nct_id, c.content_hash AS version, f.drug
+    SELECT r.*, c.nct_id, c.content_hash AS version, c.first_drug AS drug
     FROM recent_trials AS r
     JOIN trial_card AS c USING (study_no)
-    LEFT JOIN first_drugs AS f USING (study_no)
 )
 SELECT
     calls.k,
