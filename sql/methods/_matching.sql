@@ -11,15 +11,10 @@ CREATE OR REPLACE MACRO in_scope(first_posted, cutoff) AS
 -- (sql/data/synonyms.csv).
 CREATE OR REPLACE MACRO search_phrases_many(field_name, qs) AS TABLE
 WITH normed AS (SELECT generate_subscripts(qs, 1) AS k, search_norm(unnest(qs)) AS phrase)
-SELECT DISTINCT k, phrase FROM (
-    SELECT k, phrase FROM normed
-    UNION ALL
-    SELECT n.k, s2.phrase
-    FROM normed AS n
-    JOIN synonym AS s1 ON s1.field = field_name AND s1.phrase = n.phrase
-    JOIN synonym AS s2 ON s2.field = s1.field AND s2.group_name = s1.group_name
-)
-WHERE length(trim(phrase)) > 0;
+SELECT n.k, unnest(coalesce(s.phrases, [n.phrase])) AS phrase
+FROM normed AS n
+LEFT JOIN synonym_set AS s ON s.field = field_name AND s.phrase = n.phrase
+WHERE length(trim(n.phrase)) > 0;
 
 CREATE OR REPLACE MACRO search_phrases(field_name, q) AS TABLE
 SELECT phrase FROM search_phrases_many(field_name, [q]);
@@ -33,13 +28,14 @@ WITH words AS (
     FROM (SELECT k, phrase, string_split(trim(phrase), ' ') AS words FROM search_phrases_many(field_name, qs))
 ),
 placed AS (
-    SELECT w.k, w.phrase, t.text_id, t.position - w.i AS start, count(DISTINCT w.i) AS found,
-           any_value(w.word_count) AS needed
+    -- A phrase's word i sits at start + i, one row per word found, so the count of rows is the count of words.
+    SELECT w.k, t.text_id
     FROM words AS w
     JOIN search_token AS t ON t.token = w.word
-    GROUP BY w.k, w.phrase, t.text_id, t.position - w.i
+    GROUP BY w.k, w.phrase, w.word_count, t.text_id, t.position - w.i
+    HAVING count(*) = w.word_count
 )
-SELECT DISTINCT k, text_id FROM placed WHERE found = needed;
+SELECT DISTINCT k, text_id FROM placed;
 
 CREATE OR REPLACE MACRO matched_texts(field_name, q) AS TABLE
 SELECT text_id FROM matched_texts_many(field_name, [q]);
