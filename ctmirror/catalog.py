@@ -21,6 +21,13 @@ def file_list_literal(paths: Iterable[Path]) -> str:
     return "[" + ", ".join(sql_literal(str(p)) for p in paths) + "]"
 
 
+# Rows per row group in the catalog's tables, a seventh of DuckDB's default: a method's lookups (a few texts'
+# hits, a few cards) read the row groups holding their keys whole, so smaller groups read less; measured at
+# 500,000 studies, calls took 5-15% less time, and full scans none more.
+CATALOG_ROW_GROUP_ROWS = 16_384
+# What the catalog is attached as while it is built: what DuckDB names it when a reader opens catalog.duckdb.
+CATALOG_ALIAS = "catalog"
+
 # The search index (files up to this prefix) builds in order, each file reading the ones before; every later file
 # reads only the state's tables, so they build side by side with it.
 SEARCH_INDEX_LAST = "06_"
@@ -32,7 +39,7 @@ def _build_index(con: duckdb.DuckDBPyConnection) -> None:
     index_params = {"synonyms": str(sql_root() / "data" / "synonyms.csv")}
 
     def run(names: list[str]) -> None:
-        cursor = quiet(con.cursor())
+        cursor = _in_catalog(quiet(con.cursor()))
         try:
             for name in names:
                 statement = read_sql(name)
@@ -49,6 +56,13 @@ def _build_index(con: duckdb.DuckDBPyConnection) -> None:
             job.result()
 
 
+def _in_catalog(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """The connection (or cursor) with the catalog being built as its default database: a cursor starts in the
+    in-memory one."""
+    con.execute(f"USE {CATALOG_ALIAS}")
+    return con
+
+
 def _view_sql(template: str, view: str, files: list[Path]) -> str:
     """A view definition from its file: DuckDB binds no parameters in DDL, so the view's name (one of our
     table names) and its files (quoted literals) are filled in."""
@@ -60,8 +74,11 @@ def build_catalog(path: Path, tables: dict[str, list[Path]],
     """tables: view name → the Parquet files it reads (absolute, final paths). current_rows: view name → segment
     files holding every version's rows, of which the view shows the current versions' (those of `studies`)."""
     path.unlink(missing_ok=True)
-    con = quiet(duckdb.connect(str(path)))
+    # The row group size is an option of ATTACH only, and a file keeps it only while attached so.
+    con = quiet(duckdb.connect())
     try:
+        con.execute(f"ATTACH {sql_literal(str(path))} AS {CATALOG_ALIAS} (ROW_GROUP_SIZE {CATALOG_ROW_GROUP_ROWS})")
+        _in_catalog(con)
         for name in sql_files("schema"):
             con.execute(read_sql(name))
         for view, files in sorted(tables.items()):
@@ -76,6 +93,6 @@ def build_catalog(path: Path, tables: dict[str, list[Path]],
         for folder in ("catalog", "methods", "views"):  # views use the methods' matcher
             for name in sql_files(folder):
                 con.execute(read_sql(name))
-        con.execute("CHECKPOINT")
+        con.execute(f"CHECKPOINT {CATALOG_ALIAS}")
     finally:
         con.close()
