@@ -16,6 +16,7 @@ from ctmirror import arguments
 from ctmirror.answers import RUNNERS, answer_all
 from ctmirror.errors import InvalidArgument, WarehouseError
 from ctmirror.methods import Methods
+from ctmirror.sqlfiles import read_sql
 from ctmirror.warehouse import State, Warehouse
 from ingest.normalize import quiet
 
@@ -57,6 +58,7 @@ class Mirror(Methods):
             return
         try:
             self.con = quiet(duckdb.connect(str(self.state.catalog), read_only=True))
+            self.con.execute(read_sql("session/reader.sql"))
         except duckdb.Error as exc:
             raise WarehouseError(f"cannot open the catalog of state {self.state.state_id}: {exc}") from exc
 
