@@ -40,11 +40,10 @@ SELECT DISTINCT k, text_id FROM placed;
 CREATE OR REPLACE MACRO matched_texts(field_name, q) AS TABLE
 SELECT text_id FROM matched_texts_many(field_name, [q]);
 
--- field_hits_many(field, qs): per query, the studies (study_no) matching it in a field ('condition',
--- 'intervention'), scored by the sum of the weights of the distinct areas matched. For conditions, MeSH terms
--- learned from matching condition texts (condition_link) also match, in the ConditionMeshTerm area. The
--- methods join on study_no; analysts get nct_id from field_matches.
-CREATE OR REPLACE MACRO field_hits_many(field_name, qs) AS TABLE
+-- field_texts_many(field, qs): per query, the texts whose hits count (text_id) and the areas they count in (keep,
+-- a mask): every area of the field for the texts holding a phrase; for conditions, also the MeSH terms learned
+-- from those texts (condition_link), in the ConditionMeshTerm area only.
+CREATE OR REPLACE MACRO field_texts_many(field_name, qs) AS TABLE
 WITH direct AS (SELECT k, text_id FROM matched_texts_many(field_name, qs)),
 learned AS (
     SELECT d.k, l.term_text_id AS text_id
@@ -56,22 +55,34 @@ masks AS (
            coalesce(bit_or((1::UINTEGER << (area_id - 1))::UINTEGER) FILTER (WHERE area = 'ConditionMeshTerm'),
                     0::UINTEGER) AS learned_mask
     FROM search_area WHERE field = field_name
-),
-wanted AS (
-    SELECT k, text_id, (SELECT field_mask FROM masks) AS keep FROM direct
-    UNION ALL
-    SELECT k, text_id, (SELECT learned_mask FROM masks) FROM learned
-),
-studies AS (
+)
+SELECT k, text_id, (SELECT field_mask FROM masks) AS keep FROM direct
+UNION ALL
+SELECT k, text_id, (SELECT learned_mask FROM masks) FROM learned;
+
+-- field_hits_many(field, qs): per query, the studies (study_no) matching it in a field ('condition',
+-- 'intervention'), scored by the sum of the weights of the distinct areas matched. For conditions, MeSH terms
+-- learned from matching condition texts (condition_link) also match, in the ConditionMeshTerm area. The
+-- methods join on study_no; analysts get nct_id from field_matches.
+CREATE OR REPLACE MACRO field_hits_many(field_name, qs) AS TABLE
+WITH studies AS (
     SELECT w.k, h.study_no, bit_or(h.area_mask & w.keep) AS area_mask
     FROM search_hit AS h
-    JOIN wanted AS w USING (text_id)
+    JOIN field_texts_many(field_name, qs) AS w USING (text_id)
     WHERE h.field = field_name AND h.area_mask & w.keep <> 0
     GROUP BY w.k, h.study_no
 )
 SELECT s.k, s.study_no, m.score
 FROM studies AS s
 JOIN area_mask_score AS m ON m.field = field_name AND m.area_mask = s.area_mask;
+
+-- field_studies_many(field, qs): the studies field_hits_many finds, without their scores, for the methods that
+-- count and group matches rather than rank them.
+CREATE OR REPLACE MACRO field_studies_many(field_name, qs) AS TABLE
+SELECT DISTINCT w.k, h.study_no
+FROM search_hit AS h
+JOIN field_texts_many(field_name, qs) AS w USING (text_id)
+WHERE h.field = field_name AND h.area_mask & w.keep <> 0;
 
 CREATE OR REPLACE MACRO field_hits(field_name, q) AS TABLE
 SELECT study_no, score FROM field_hits_many(field_name, [q]);

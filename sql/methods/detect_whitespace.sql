@@ -10,14 +10,14 @@ CREATE OR REPLACE MACRO detect_whitespace_many(drug_queries, condition_queries, 
 WITH calls AS (SELECT generate_subscripts(drug_queries, 1) AS k, unnest(cutoffs)::DATE AS cutoff),
 d AS (
     SELECT m.k, m.study_no
-    FROM field_hits_many('intervention', drug_queries) AS m
+    FROM field_studies_many('intervention', drug_queries) AS m
     JOIN calls USING (k)
     JOIN trial_card AS t USING (study_no)
     WHERE in_scope(t.study_first_post_date, calls.cutoff)
 ),
 c AS (
     SELECT m.k, m.study_no, t.phase_rank, t.phase_order, t.overall_status
-    FROM field_hits_many('condition', condition_queries) AS m
+    FROM field_studies_many('condition', condition_queries) AS m
     JOIN calls USING (k)
     JOIN trial_card AS t USING (study_no)
     WHERE in_scope(t.study_first_post_date, calls.cutoff)

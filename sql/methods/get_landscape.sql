@@ -15,7 +15,7 @@ WITH calls AS (
 trials AS (
     SELECT m.k, t.study_no, t.sponsor, t.sponsor_key, t.phase, t.phase_rank, t.overall_status, t.enrollment,
            t.start_day, t.start_date, t.as_of_exact
-    FROM field_hits_many('condition', condition_queries) AS m
+    FROM field_studies_many('condition', condition_queries) AS m
     JOIN calls USING (k)
     JOIN trial_card AS t USING (study_no)
     WHERE in_scope(t.study_first_post_date, calls.cutoff)
