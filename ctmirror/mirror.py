@@ -43,6 +43,7 @@ class Mirror(Methods):
         self.warehouse = Warehouse(warehouse)
         self._pinned: dict[object, Mirror] = {}
         self._collecting: list[tuple[Mirror, str, dict[str, Any]]] | None = None
+        self.prepared_calls: set[str] = set()  # the methods' call queries prepared on this connection
         self.as_of: date | None = None
         manifest = self.warehouse.root / "snapshot.json"
         if manifest.exists():  # a frozen snapshot folder: its own state, pinned to its cutoff

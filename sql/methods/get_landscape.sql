@@ -5,12 +5,13 @@
 -- recent_starts: trials started from 1 January two calendar years before the reference date (date_before,
 -- else today) up to the reference date, newest first.
 -- get_landscape_many takes each argument as a list (one entry per call) and answers every call, by its
--- position k from 1.
-CREATE OR REPLACE MACRO get_landscape_many(condition_queries, cutoffs, competitor_limits) AS TABLE
+-- position k from 1; today (default current_date) is the reference day of the calls without a date_before.
+CREATE OR REPLACE MACRO get_landscape_many(condition_queries, cutoffs, competitor_limits, today := current_date)
+AS TABLE
 WITH calls AS (
     SELECT generate_subscripts(condition_queries, 1) AS k, unnest(cutoffs)::DATE AS cutoff,
            unnest(competitor_limits) AS competitor_limit,
-           coalesce(unnest(cutoffs)::DATE, current_date) AS reference_day
+           coalesce(unnest(cutoffs)::DATE, today::DATE) AS reference_day
 ),
 trials AS (
     SELECT m.k, t.study_no, t.sponsor, t.sponsor_key, t.phase, t.phase_rank, t.overall_status, t.enrollment,
