@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ctmirror import Mirror  # noqa: E402
+from ctmirror.catalog import CATALOG_FORMAT  # noqa: E402
 from ctmirror.snapshot import build_snapshot  # noqa: E402
 from ctmirror.warehouse import Warehouse  # noqa: E402
 
@@ -30,7 +31,8 @@ def main() -> None:
     args = parser.parse_args()
     cutoff = date.fromisoformat(args.as_of)
     warehouse = Warehouse(ROOT / "bench" / "out" / f"wh-{args.studies}")
-    snapshot = ROOT / "bench" / "out" / f"snapshot-{args.studies}-{cutoff}"
+    # Kept per catalog format: one built by an older ctmirror is not what this one reads.
+    snapshot = ROOT / "bench" / "out" / f"snapshot-{args.studies}-{cutoff}-format{CATALOG_FORMAT}"
     if not (snapshot / "snapshot.json").exists():
         started = time.perf_counter()
         manifest = build_snapshot(warehouse, cutoff, snapshot)

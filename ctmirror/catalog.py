@@ -25,6 +25,10 @@ def file_list_literal(paths: Iterable[Path]) -> str:
 # hits, a few cards) read the row groups holding their keys whole, so smaller groups read less; measured at
 # 500,000 studies, calls took 5-15% less time, and full scans none more.
 CATALOG_ROW_GROUP_ROWS = 16_384
+# What the Python API expects of a catalog: its macros, their arguments, the tables it reads. Raise it whenever
+# a change to sql/ would break a Mirror reading a catalog built before the change; a Mirror refuses any other
+# format (ctmirror.mirror), and cached snapshots are kept per format.
+CATALOG_FORMAT = 2
 # What the catalog is attached as while it is built: what DuckDB names it when a reader opens catalog.duckdb.
 CATALOG_ALIAS = "catalog"
 
@@ -93,6 +97,7 @@ def build_catalog(path: Path, tables: dict[str, list[Path]],
         for folder in ("catalog", "methods", "views"):  # views use the methods' matcher
             for name in sql_files(folder):
                 con.execute(read_sql(name))
+        con.execute(read_sql("publish/catalog_format.sql"), {"format": CATALOG_FORMAT})
         con.execute(f"CHECKPOINT {CATALOG_ALIAS}")
     finally:
         con.close()

@@ -200,6 +200,19 @@ def rebuild() -> None:
 
 
 @app.command()
+def republish() -> None:
+    """Publish the current state's data again with this version of ctmirror (after an upgrade, when a Mirror
+    says the state was published by another version). Nothing is reloaded.
+
+    Example: ctmirror republish
+    """
+    from ingest.loader import republish as republish_state
+
+    state = republish_state(open_warehouse())
+    typer.echo(f"published state {state.state_id}: {state.meta['counts']['studies']:,} studies")
+
+
+@app.command()
 def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """Studies, versions, per-status and per-phase counts, last run, quarantine, size.
 

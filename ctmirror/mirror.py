@@ -14,6 +14,7 @@ import polars as pl
 
 from ctmirror import arguments
 from ctmirror.answers import RUNNERS, answer_all
+from ctmirror.catalog import CATALOG_FORMAT
 from ctmirror.errors import InvalidArgument, WarehouseError
 from ctmirror.methods import Methods
 from ctmirror.sqlfiles import read_sql
@@ -62,6 +63,22 @@ class Mirror(Methods):
             self.con.execute(read_sql("session/reader.sql"))
         except duckdb.Error as exc:
             raise WarehouseError(f"cannot open the catalog of state {self.state.state_id}: {exc}") from exc
+        self._check_catalog_format(snapshot=manifest.exists())
+
+    def _check_catalog_format(self, *, snapshot: bool) -> None:
+        try:
+            found = self.con.execute(read_sql("calls/catalog_format.sql")).fetchone()[0]
+        except duckdb.CatalogException:
+            found = 0
+        if found == CATALOG_FORMAT:
+            return
+        self.con.close()
+        what = "snapshot" if snapshot else "state"
+        hint = ("build the snapshot again (`ctmirror snapshot` into a new folder); nothing else changes"
+                if snapshot else
+                "run `ctmirror republish`: it publishes the same data again with this version (no reloading)")
+        raise WarehouseError(f"{what} {self.state.state_id} was published by another version of ctmirror (catalog "
+                             f"format {found}; this version reads format {CATALOG_FORMAT})", hint=hint)
 
     @property
     def state_id(self) -> str:
@@ -90,7 +107,8 @@ class Mirror(Methods):
             return self._pinned[key]
         from ctmirror.snapshot import build_snapshot
 
-        folder = self.warehouse.root / "snapshots" / f"{self.state.state_id}-{cutoff.isoformat()}-strict"
+        folder = (self.warehouse.root / "snapshots"
+                  / f"{self.state.state_id}-{cutoff.isoformat()}-strict-format{CATALOG_FORMAT}")
         if not (folder / "snapshot.json").exists():
             try:
                 build_snapshot(self.warehouse, cutoff, folder, state=self.state)

@@ -123,6 +123,15 @@ def rebuild(warehouse: Warehouse, *, on_record: Callable[[int], None] | None = N
         return result
 
 
+def republish(warehouse: Warehouse) -> State:
+    """The current state's data published again as a new state, by this version of ctmirror: what a state
+    published by another version needs before a Mirror reads it. Nothing is normalised again and no run is
+    recorded; the new state carries the run of the one it replaces."""
+    with warehouse.writing():
+        current = warehouse.state()
+        return publish(warehouse, run=dict(current.meta.get("run") or {}))
+
+
 def _normalise_and_publish(warehouse: Warehouse, *, command: str, source: str, origin: str, started: str,
                            on_record: Callable[[int], None] | None, extra: dict | None = None) -> LoadResult:
     normalizer = Normalizer(warehouse, on_record=on_record)

@@ -10,8 +10,10 @@ import sys
 import duckdb
 import pytest
 
-from conftest import write_ndjson
+from conftest import nct, write_ndjson
 from ctmirror import Mirror
+from ctmirror.errors import WarehouseError
+from ctmirror.warehouse import Warehouse
 
 
 def ctmirror(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -43,7 +45,7 @@ def test_errors_are_one_line_with_a_hint(tmp_path):
 
 
 def test_every_command_has_help_with_an_example():
-    for command in ("load", "rebuild", "status"):
+    for command in ("load", "rebuild", "republish", "status"):
         shown = ctmirror(command, "--help")
         assert shown.returncode == 0 and "Example: ctmirror" in shown.stdout, command
 
@@ -60,3 +62,27 @@ def test_catalog_file_opens_in_any_duckdb_session(sample_warehouse):
     con = duckdb.connect(str(sample_warehouse / "ctmirror.duckdb"), read_only=True)
     assert con.execute("SELECT count(*) FROM studies").fetchone()[0] == 2279
     assert con.execute("SELECT display_phase(['PHASE2', 'PHASE3'])").fetchone()[0] == "Phase 2/Phase 3"
+
+
+def test_a_state_published_by_another_version_is_refused_until_republished(tmp_path, records):
+    source = write_ndjson(tmp_path / "a.ndjson", records[:25])
+    env = {"CTMIRROR_WAREHOUSE": str(tmp_path / "w")}
+    assert ctmirror("load", str(source), env=env).returncode == 0
+    with Mirror(tmp_path / "w") as m:
+        condition = m.rows("SELECT condition FROM conditions ORDER BY nct_id, ordinal LIMIT 1")[0]["condition"]
+        answers = (m.get_trial(nct(records[0])), m.get_landscape(condition))
+    before = Warehouse(tmp_path / "w").state()
+    con = duckdb.connect(str(before.catalog))
+    con.execute("DROP TABLE catalog_format")  # what a catalog built before formats looks like
+    con.close()
+    with pytest.raises(WarehouseError, match="published by another version of ctmirror") as refused:
+        Mirror(tmp_path / "w")
+    assert "ctmirror republish" in refused.value.hint
+    shown = ctmirror("trial", nct(records[0]), env=env)
+    assert shown.returncode == 2 and "ctmirror republish" in shown.stderr
+    republished = ctmirror("republish", env=env)
+    assert republished.returncode == 0, republished.stderr
+    after = Warehouse(tmp_path / "w").state()
+    assert after.state_id != before.state_id and after.meta["counts"] == before.meta["counts"]
+    with Mirror(tmp_path / "w") as m:
+        assert (m.get_trial(nct(records[0])), m.get_landscape(condition)) == answers

@@ -1,0 +1,3 @@
+-- The format a catalog was built to (publish/catalog_format.sql). A catalog built before formats has no such
+-- table: the Mirror reads that as format 0.
+SELECT format FROM catalog_format;
