@@ -60,17 +60,23 @@ SELECT k, text_id, (SELECT field_mask FROM masks) AS keep FROM direct
 UNION ALL
 SELECT k, text_id, (SELECT learned_mask FROM masks) FROM learned;
 
+-- field_hit_rows_many(field, qs): per query, the index rows that count, one per study and matching text: the
+-- study (study_no) and the areas of the field the text matched it in (area_mask).
+CREATE OR REPLACE MACRO field_hit_rows_many(field_name, qs) AS TABLE
+SELECT w.k, h.study_no, h.area_mask & w.keep AS area_mask
+FROM search_hit AS h
+JOIN field_texts_many(field_name, qs) AS w USING (text_id)
+WHERE h.field = field_name AND h.area_mask & w.keep <> 0;
+
 -- field_hits_many(field, qs): per query, the studies (study_no) matching it in a field ('condition',
 -- 'intervention'), scored by the sum of the weights of the distinct areas matched. For conditions, MeSH terms
 -- learned from matching condition texts (condition_link) also match, in the ConditionMeshTerm area. The
 -- methods join on study_no; analysts get nct_id from field_matches.
 CREATE OR REPLACE MACRO field_hits_many(field_name, qs) AS TABLE
 WITH studies AS (
-    SELECT w.k, h.study_no, bit_or(h.area_mask & w.keep) AS area_mask
-    FROM search_hit AS h
-    JOIN field_texts_many(field_name, qs) AS w USING (text_id)
-    WHERE h.field = field_name AND h.area_mask & w.keep <> 0
-    GROUP BY w.k, h.study_no
+    SELECT k, study_no, bit_or(area_mask) AS area_mask
+    FROM field_hit_rows_many(field_name, qs)
+    GROUP BY k, study_no
 )
 SELECT s.k, s.study_no, m.score
 FROM studies AS s
@@ -79,10 +85,7 @@ JOIN area_mask_score AS m ON m.field = field_name AND m.area_mask = s.area_mask;
 -- field_studies_many(field, qs): the studies field_hits_many finds, without their scores, for the methods that
 -- count and group matches rather than rank them.
 CREATE OR REPLACE MACRO field_studies_many(field_name, qs) AS TABLE
-SELECT DISTINCT w.k, h.study_no
-FROM search_hit AS h
-JOIN field_texts_many(field_name, qs) AS w USING (text_id)
-WHERE h.field = field_name AND h.area_mask & w.keep <> 0;
+SELECT DISTINCT k, study_no FROM field_hit_rows_many(field_name, qs);
 
 CREATE OR REPLACE MACRO field_hits(field_name, q) AS TABLE
 SELECT study_no, score FROM field_hits_many(field_name, [q]);

@@ -11,10 +11,20 @@ WITH calls AS (
     SELECT generate_subscripts(drug_queries, 1) AS k, unnest(cutoffs)::DATE AS cutoff,
            unnest(phase_filters) AS phase_filter, unnest(result_limits) AS result_limit
 ),
+d AS (SELECT * FROM field_hits_many('intervention', drug_queries)),
+c AS (
+    -- The condition's hits are summed only for the drug's studies: the only ones that can match both, and far
+    -- fewer than a broad condition's.
+    SELECT r.k, r.study_no, bit_or(r.area_mask) AS area_mask
+    FROM field_hit_rows_many('condition', condition_queries) AS r
+    SEMI JOIN d ON d.k = r.k AND d.study_no = r.study_no
+    GROUP BY r.k, r.study_no
+),
 scored AS (
-    SELECT d.k, d.study_no, round(d.score + c.score, 4) AS relevance, calls.result_limit
-    FROM field_hits_many('intervention', drug_queries) AS d
-    JOIN field_hits_many('condition', condition_queries) AS c USING (k, study_no)
+    SELECT d.k, d.study_no, round(d.score + m.score, 4) AS relevance, calls.result_limit
+    FROM d
+    JOIN c USING (k, study_no)
+    JOIN area_mask_score AS m ON m.field = 'condition' AND m.area_mask = c.area_mask
     JOIN calls USING (k)
     JOIN trial_card AS t USING (study_no)
     WHERE in_scope(t.study_first_post_date, calls.cutoff)
