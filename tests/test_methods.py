@@ -164,6 +164,17 @@ def test_recent_starts_follow_the_reference_date(m):
     assert all(s[:7] <= "2024-06" for s in starts)
 
 
+def test_a_landscape_without_date_before_counts_recent_starts_from_today(m):
+    """today: the reference day of calls without a date_before (the Python API passes it; SQL defaults it)."""
+    given = m.rows("SELECT recent_starts, total_trial_count FROM get_landscape_many(['erectile dysfunction'], "
+                   "[NULL::DATE], [10], today := DATE '2012-06-30')")[0]
+    starts = [r["start_date"] for r in given["recent_starts"]]
+    assert starts and all("2010-01" <= s[:7] <= "2012-06" for s in starts)
+    assert given["total_trial_count"] == m.get_landscape("erectile dysfunction").total_trial_count
+    today = [r.start_date for r in m.get_landscape("erectile dysfunction").recent_starts]
+    assert today and all(s[:4] >= str(date.today().year - 2) for s in today)
+
+
 def test_synonyms_the_file_and_the_data_teach(m):
     nash = {t.nct_id for t in m.search_trials("AZD2693", "NASH")}
     assert nash == {t.nct_id for t in m.search_trials("AZD2693", "non-alcoholic steatohepatitis")} == {"NCT05809934"}
