@@ -6,6 +6,7 @@ import importlib.util
 import json
 import sys
 from datetime import date
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -22,15 +23,15 @@ from ctmirror.warehouse import State, Warehouse
 from ingest.normalize import quiet
 
 
+@cache
 def _record_pandas_absent() -> None:
     """DuckDB's Python API tries `import pandas` several times on every query with parameters (a parameter
     might be a DataFrame). Without pandas each try searches all of sys.path again, 1-2 ms of a method call;
-    marked absent in sys.modules, a try fails at once. Nothing changes where pandas is installed."""
+    marked absent in sys.modules, a try fails at once. Nothing changes where pandas is installed. Run once,
+    when the first Mirror opens, rather than on import."""
     if "pandas" not in sys.modules and importlib.util.find_spec("pandas") is None:
         sys.modules["pandas"] = None  # type: ignore[assignment]
 
-
-_record_pandas_absent()
 
 class Mirror(Methods):
     """Opens one published state of a warehouse read-only; every query sees that state, whatever syncs do.
@@ -41,6 +42,7 @@ class Mirror(Methods):
 
     def __init__(self, warehouse: str | Path | None = None, *, state: str | None = None,
                  as_of: date | str | None = None) -> None:
+        _record_pandas_absent()
         self.warehouse = Warehouse(warehouse)
         self._pinned: dict[object, Mirror] = {}
         self._collecting: list[tuple[Mirror, str, dict[str, Any]]] | None = None
