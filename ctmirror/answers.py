@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import re
+
 import duckdb
 
 from ctmirror.models import ConditionLandscape, TerminatedTrial, Trial, TrialDetails, WhitespaceResult
@@ -23,6 +25,12 @@ CardModel = TypeVar("CardModel", Trial, TerminatedTrial)
 LITERAL_KEYS_MAX = 2_000
 # A backtest's calls are answered this many at a time, which bounds the rows one query holds.
 CALLS_PER_QUERY = 2_000
+
+
+def rows_of(cursor: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """A query's result as one dict per row, by column name."""
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
 
 
 def _column(calls: list[dict[str, Any]], name: str) -> list[Any]:
@@ -39,6 +47,43 @@ def _execute(mirror: Mirror, method: str, arguments: dict[str, list[Any]]) -> du
         con.execute(f"PREPARE {method} AS\n{read_sql(f'calls/{method}.sql')}")
         mirror.prepared_calls.add(method)
     return con.execute(f"EXECUTE {method}")
+
+
+SHAPED_PLANS_KEPT = 64
+_ARGUMENT = re.compile(r"\$(\w+)")
+
+
+def execute_shaped(mirror: Mirror, call: str, arguments: dict[str, Any], page_limit: int | None = None
+                   ) -> duckdb.DuckDBPyConnection:
+    """Runs calls/<call>.sql for one call whose arguments may each be absent (None), as `search`'s are.
+
+    One generic plan would run every matcher and filter, given or not: that was most of a search. So the query
+    is prepared once per shape, the set of given arguments: in its text each `$name` of an absent argument
+    becomes the NULL literal, which the planner folds away with the work it guards, and each given one a read
+    of its bound value from the arguments' table (calls/args/search.sql). `$page_limit` becomes the page size,
+    an int we validated, because DuckDB plans a top-N only for a constant limit. No value is ever pasted."""
+    con = mirror.con
+    con.execute(read_sql("calls/args/search.sql"), arguments)
+    given = [name for name, value in arguments.items() if value is not None]
+    shape = sum(1 << i for i, value in enumerate(arguments.values()) if value is not None)
+    name = f"{call}_{shape:x}" + ("" if page_limit is None else f"_{int(page_limit)}")
+    if name not in mirror.shaped_plans:
+        def placeholder(found: re.Match[str]) -> str:
+            argument = found.group(1)
+            if argument == "page_limit" and page_limit is not None:
+                return str(int(page_limit))
+            if argument not in arguments:
+                raise KeyError(f"calls/{call}.sql reads ${argument}, which calls/args/search.sql does not hold")
+            return f'(SELECT "{argument}" FROM search_args)' if argument in given else "NULL"
+
+        con.execute(f"PREPARE {name} AS\n{_ARGUMENT.sub(placeholder, read_sql(f'calls/{call}.sql'))}")
+        mirror.shaped_plans[name] = None
+        if len(mirror.shaped_plans) > SHAPED_PLANS_KEPT:
+            con.execute(f"DEALLOCATE {next(iter(mirror.shaped_plans))}")
+            del mirror.shaped_plans[next(iter(mirror.shaped_plans))]
+    else:
+        mirror.shaped_plans[name] = mirror.shaped_plans.pop(name)  # most recently used last
+    return con.execute(f"EXECUTE {name}")
 
 
 def _cards(mirror: Mirror, table: str, numbers: set[int]) -> dict[int, str]:
@@ -82,11 +127,8 @@ def get_terminated(mirror: Mirror, calls: list[dict[str, Any]]) -> list[list[Ter
 
 
 def _one_row_each(mirror: Mirror, method: str, params: dict[str, Any], model: type, count: int) -> list[Any]:
-    cursor = _execute(mirror, method, params)
-    names = [d[0] for d in cursor.description]
     answers: list[Any] = [None] * count
-    for row in cursor.fetchall():
-        record = dict(zip(names, row))
+    for record in rows_of(_execute(mirror, method, params)):
         answers[record.pop("k") - 1] = model.model_validate(record)
     return answers
 

@@ -59,7 +59,7 @@ class Methods:
         if self._collecting is not None:
             self._collecting.append((mirror, method, call))
             return None
-        return answers.RUNNERS[method](mirror, [call])[0]
+        return mirror.recovering(lambda: answers.RUNNERS[method](mirror, [call])[0])
 
     def search_trials(self: Mirror, drug: str, condition: str, date_before: date | str | None = None,
                       phase_filter: str | None = None, max_results: int = 200, holdout: str = "strict") -> list[Trial]:
@@ -144,11 +144,16 @@ class Methods:
             state_id, offset = _read_cursor(cursor, fingerprint)
             if state_id != scoped.state_id:
                 mirror = self.at_state(state_id)
-        rows = mirror.rows(read_sql("calls/search_page.sql"), {**params, "limit": size, "offset": offset})
-        if rows:
-            total = rows[0]["total_matches"]
-        else:  # past the end (or nothing found): the count comes from its own query
-            total = mirror.rows(read_sql("calls/search_count.sql"), params)[0]["total"]
+        arguments = {**params, "page_offset": offset}
+
+        def page() -> tuple[list[dict[str, Any]], int]:
+            rows = answers.rows_of(answers.execute_shaped(mirror, "search_page", arguments, page_limit=size))
+            if rows:
+                return rows, rows[0]["total_matches"]
+            # past the end (or nothing found): the count comes from its own query
+            return rows, answers.execute_shaped(mirror, "search_count", arguments).fetchone()[0]
+
+        rows, total = mirror.recovering(page)
         next_offset = offset + len(rows)
         next_cursor = _write_cursor(mirror.state_id, next_offset, fingerprint) if next_offset < total else None
         return PaginationEnvelope(items=[TrialSearchCandidate.model_validate(r) for r in rows],

@@ -6,21 +6,24 @@ import importlib.util
 import json
 import sys
 from datetime import date
-from functools import cache
+from collections.abc import Callable
+from functools import cache, partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import duckdb
 import polars as pl
 
 from ctmirror import arguments
-from ctmirror.answers import RUNNERS, answer_all
+from ctmirror.answers import RUNNERS, answer_all, rows_of
 from ctmirror.catalog import CATALOG_FORMAT
 from ctmirror.errors import InvalidArgument, WarehouseError
 from ctmirror.methods import Methods
 from ctmirror.sqlfiles import read_sql
 from ctmirror.warehouse import State, Warehouse
 from ingest.normalize import quiet
+
+Answer = TypeVar("Answer")
 
 
 @cache
@@ -47,6 +50,7 @@ class Mirror(Methods):
         self._pinned: dict[object, Mirror] = {}
         self._collecting: list[tuple[Mirror, str, dict[str, Any]]] | None = None
         self.prepared_calls: set[str] = set()  # the methods' call queries prepared on this connection
+        self.shaped_plans: dict[str, None] = {}  # search's, by shape, least recently used first
         self.as_of: date | None = None
         manifest = self.warehouse.root / "snapshot.json"
         if manifest.exists():  # a frozen snapshot folder: its own state, pinned to its cutoff
@@ -60,12 +64,43 @@ class Mirror(Methods):
             self.state, self.as_of = self._delegate.state, self._delegate.as_of
             self.con = self._delegate.con
             return
+        self._connect()
+        self._check_catalog_format(snapshot=manifest.exists())
+
+    def _connect(self) -> None:
         try:
             self.con = quiet(duckdb.connect(str(self.state.catalog), read_only=True))
             self.con.execute(read_sql("session/reader.sql"))
         except duckdb.Error as exc:
             raise WarehouseError(f"cannot open the catalog of state {self.state.state_id}: {exc}") from exc
-        self._check_catalog_format(snapshot=manifest.exists())
+        self.prepared_calls = set()
+        self.shaped_plans = {}
+
+    def _reconnect(self) -> None:
+        if hasattr(self, "_delegate"):
+            self._delegate._reconnect()
+            self.con, self.prepared_calls, self.shaped_plans = self._delegate.con, set(), {}
+            return
+        try:
+            self.con.close()
+        except duckdb.Error:
+            pass
+        self._connect()
+
+    def recovering(self, work: Callable[[], Answer]) -> Answer:
+        """Runs work(), a method call on this mirror's connection. After an internal error DuckDB refuses every
+        further query on the database ("invalidated"), though a reader has changed nothing: one was seen, rarely,
+        inside its window operator. So the mirror reconnects and runs the call once more; a second failure is
+        raised as a WarehouseError."""
+        try:
+            return work()
+        except (duckdb.InternalException, duckdb.FatalException) as first:
+            self._reconnect()
+            try:
+                return work()
+            except (duckdb.InternalException, duckdb.FatalException) as again:
+                raise WarehouseError(f"DuckDB failed twice on this call: {again}".splitlines()[0],
+                                     hint="report it with the call; other calls go on working") from first
 
     def _check_catalog_format(self, *, snapshot: bool) -> None:
         try:
@@ -91,9 +126,7 @@ class Mirror(Methods):
         return self.con.execute(query, params).pl()
 
     def rows(self, query: str, params: dict[str, Any] | list[Any] | None = None) -> list[dict[str, Any]]:
-        cursor = self.con.execute(query, params)
-        names = [d[0] for d in cursor.description]
-        return [dict(zip(names, row)) for row in cursor.fetchall()]
+        return rows_of(self.con.execute(query, params))
 
     def snapshot_at(self, cutoff: date) -> Mirror:
         """The strict as-of snapshot of this mirror's state at `cutoff`, built on first use and kept under
@@ -145,7 +178,7 @@ class Mirror(Methods):
         results: list[Any] = [None] * len(calls)
         for (_, method), indexes in groups.items():
             mirror = recorded[indexes[0]][0]
-            found = answer_all(mirror, method, [recorded[i][2] for i in indexes])
+            found = mirror.recovering(partial(answer_all, mirror, method, [recorded[i][2] for i in indexes]))
             for index, result in zip(indexes, found):
                 results[positions[index]] = result
         for position, (name, kwargs) in enumerate(calls):

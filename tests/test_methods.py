@@ -13,6 +13,7 @@ import pytest
 
 from conftest import nct
 from ctmirror import InvalidArgument, Mirror
+from ctmirror.arguments import age_days
 from ctmirror.errors import InvalidNctId
 
 
@@ -367,3 +368,81 @@ def test_every_macro_answers_from_plain_sql_as_the_python_api_does(m, sample_war
         details = rows("SELECT * FROM get_trial_details($1)", [nct_id])
         assert [TrialDetails.model_validate(r) for r in details] == \
             ([m.get_trial_details(nct_id)] if m.get_trial_details(nct_id) else [])
+
+
+SEARCH_SHAPES = [
+    {"condition": "diabetes"},
+    {"condition": "diabetes", "status": "RECRUITING", "sex": "FEMALE", "min_age": 30, "max_age": 60},
+    {"query": "insulin", "phase": "PHASE3"},
+    {"intervention": "metformin", "date_before": "2015-01-01", "study_type": "INTERVENTIONAL"},
+    {"condition": "cancer", "location": "Boston, MA"},
+    {"condition": "diabetes", "eligibility_keywords": "pregnant"},
+    {"query": "pain", "condition": "cancer", "intervention": "morphine"},
+    {"status": "COMPLETED"},
+]
+
+
+def _macro_page(con, call: dict, limit: int, offset: int) -> list[tuple]:
+    """The page from the public macro with every argument bound: one generic plan, nothing folded away."""
+    status = call.get("status")
+    return con.execute(
+        "SELECT nct_id, relevance::DOUBLE, total_matches FROM search_studies_page($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, "
+        "$11, $12, $13, $14)",
+        [call.get("query"), call.get("condition"), call.get("intervention"), None if status is None else [status],
+         call.get("location"), [call["phase"]] if "phase" in call else None, call.get("eligibility_keywords"),
+         age_days("min_age", call.get("min_age")), age_days("max_age", call.get("max_age")),
+         call.get("sex"), call.get("study_type"), date.fromisoformat(call["date_before"]) if "date_before" in call
+         else None, limit, offset]).fetchall()
+
+
+def test_search_plans_by_shape_answer_as_the_generic_macro(sample_warehouse):
+    """The Python API prepares search once per set of given arguments with the absent ones folded away; the
+    public macro, planned with all of them bound, must give the same pages, totals and order. Two plans are kept
+    here, so the eight shapes also evict and prepare plans again."""
+    con = duckdb.connect(str(sample_warehouse / "ctmirror.duckdb"), read_only=True)
+    found = 0
+    with Mirror(sample_warehouse) as mirror:
+        import ctmirror.answers as answers
+
+        kept, answers.SHAPED_PLANS_KEPT = answers.SHAPED_PLANS_KEPT, 2
+        try:
+            for _ in range(2):
+                for call in SEARCH_SHAPES:
+                    first = mirror.search(**call, page_size=7, holdout="first_posted")
+                    second = mirror.search(**call, page_size=7, cursor=first.pagination.cursor,
+                                           holdout="first_posted") if first.pagination.cursor else None
+                    for page, offset in ((first, 0), (second, 7)):
+                        if page is None:
+                            continue
+                        api = [(i.nct_id, i.relevance, page.pagination.total_count) for i in page.items]
+                        assert api == _macro_page(con, call, 7, offset), call
+                        found += len(api)
+                    assert len(mirror.shaped_plans) <= 2
+        finally:
+            answers.SHAPED_PLANS_KEPT = kept
+    assert found > 100, "the shapes compared must find trials"
+
+
+class _FailingOnce:
+    """A DuckDB connection whose next query fails as DuckDB's internal errors do."""
+
+    def __init__(self, con):
+        self.con = con
+
+    def execute(self, *args, **kwargs):
+        raise duckdb.InternalException("INTERNAL Error: Attempted to access index 0 within vector of size 0")
+
+    def close(self):
+        self.con.close()
+
+
+def test_a_call_goes_on_after_an_internal_error_of_duckdb(sample_warehouse):
+    with Mirror(sample_warehouse) as mirror:
+        expected = mirror.search_trials("tadalafil", "erectile dysfunction")
+        page = mirror.search(condition="diabetes", page_size=5)
+        assert expected and page.items
+        mirror.con = _FailingOnce(mirror.con)
+        assert mirror.search_trials("tadalafil", "erectile dysfunction") == expected
+        mirror.con = _FailingOnce(mirror.con)
+        assert mirror.search(condition="diabetes", page_size=5).items == page.items
+        assert mirror.batch([("get_trial", {"nct_id": "NCT00711542"})]) == [mirror.get_trial("NCT00711542")]

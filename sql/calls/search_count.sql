@@ -1,4 +1,5 @@
--- How many studies the search finds (parameters bound).
+-- How many studies the search finds. Each parameter is an argument of calls/args/search.sql (see
+-- ctmirror/answers.py: execute_shaped).
 SELECT count(*) AS total FROM search_matches($query, $condition, $intervention, $status, $location, $phase,
                                              $eligibility_keywords, $min_age_days, $max_age_days, $sex, $study_type,
-                                             $date_before::DATE)
+                                             $date_before)

@@ -5,25 +5,32 @@
 -- >= max_age; a missing bound admits everyone). Sex: a trial for ALL (or not saying) admits both.
 -- Every row also carries total_matches, the number of studies the whole search finds.
 -- search_studies(... the first twelve ...): every match, unpaged.
+-- Written so that a NULL argument's work drops out of the plan: the Python API prepares one plan per set of
+-- given arguments with the absent ones as NULL literals (calls/search_page.sql), and every matcher and filter
+-- below is guarded by a test of its own argument that the planner then folds away.
 CREATE OR REPLACE MACRO search_matches(text_query, condition_query, intervention_query, status_list,
                                        location_query, phase_list, eligibility_query, patient_min_age_days,
                                        patient_max_age_days, sex_wanted, study_type_wanted, cutoff) AS TABLE
 WITH
-wanted AS (
-    SELECT (text_query IS NOT NULL)::INTEGER + (condition_query IS NOT NULL)::INTEGER
-           + (intervention_query IS NOT NULL)::INTEGER AS n
+hits AS (
+    SELECT study_no, score FROM term_hits(text_query) WHERE text_query IS NOT NULL
+    UNION ALL
+    SELECT study_no, score FROM field_hits('condition', condition_query) WHERE condition_query IS NOT NULL
+    UNION ALL
+    SELECT study_no, score FROM field_hits('intervention', intervention_query) WHERE intervention_query IS NOT NULL
 ),
 m AS (
     SELECT study_no, sum(score) AS relevance
-    FROM (SELECT * FROM term_hits(text_query)
-          UNION ALL SELECT * FROM field_hits('condition', condition_query)
-          UNION ALL SELECT * FROM field_hits('intervention', intervention_query))
+    FROM hits
     GROUP BY study_no
-    HAVING count(*) = (SELECT n FROM wanted)
+    HAVING count(*) = (text_query IS NOT NULL)::INTEGER + (condition_query IS NOT NULL)::INTEGER
+                      + (intervention_query IS NOT NULL)::INTEGER
     UNION ALL
-    SELECT study_no, 0 FROM trial_card WHERE (SELECT n FROM wanted) = 0
+    SELECT study_no, 0 FROM trial_card
+    WHERE text_query IS NULL AND condition_query IS NULL AND intervention_query IS NULL
 )
-SELECT t.study_no, t.nct_id, round(m.relevance, 4) AS relevance
+-- Study numbers only: the page reads its few NCT IDs from the cards (reading every match's was a third of a call).
+SELECT t.study_no, round(m.relevance, 4) AS relevance
 FROM m
 JOIN trial_card AS t USING (study_no)
 WHERE in_scope(t.study_first_post_date, cutoff)
@@ -33,25 +40,29 @@ WHERE in_scope(t.study_first_post_date, cutoff)
   AND (sex_wanted IS NULL OR t.sex IS NULL OR t.sex = 'ALL' OR t.sex = sex_wanted)
   AND (patient_min_age_days IS NULL OR t.minimum_age_days IS NULL OR t.minimum_age_days <= patient_min_age_days)
   AND (patient_max_age_days IS NULL OR t.maximum_age_days IS NULL OR t.maximum_age_days >= patient_max_age_days)
-  AND (location_query IS NULL OR t.nct_id IN (SELECT nct_id FROM location_matches(location_query)))
-  AND (eligibility_query IS NULL OR t.nct_id IN (
-        SELECT nct_id FROM trial_detail
-        WHERE eligibility_query IS NOT NULL
-          AND contains(search_norm(eligibility_criteria), search_norm(eligibility_query))));
+  AND (location_query IS NULL OR t.study_no IN (
+        SELECT n.study_no FROM study_number AS n
+        WHERE location_query IS NOT NULL AND n.nct_id IN (SELECT nct_id FROM location_matches(location_query))))
+  AND (eligibility_query IS NULL OR t.study_no IN (
+        SELECT n.study_no FROM study_number AS n
+        WHERE eligibility_query IS NOT NULL AND n.nct_id IN (
+            SELECT nct_id FROM trial_detail
+            WHERE contains(search_norm(eligibility_criteria), search_norm(eligibility_query)))));
 
 CREATE OR REPLACE MACRO search_studies_page(text_query, condition_query, intervention_query, status_list,
                                             location_query, phase_list, eligibility_query, patient_min_age_days,
                                             patient_max_age_days, sex_wanted, study_type_wanted, cutoff,
                                             page_limit, page_offset) AS TABLE
 WITH matches AS (
-    SELECT *, count(*) OVER () AS total_matches  -- counted while ranking: the page needs no second pass
-    FROM search_matches(text_query, condition_query, intervention_query, status_list, location_query,
-                        phase_list, eligibility_query, patient_min_age_days, patient_max_age_days,
-                        sex_wanted, study_type_wanted, cutoff)
+    SELECT * FROM search_matches(text_query, condition_query, intervention_query, status_list, location_query,
+                                 phase_list, eligibility_query, patient_min_age_days, patient_max_age_days,
+                                 sex_wanted, study_type_wanted, cutoff)
 ),
+-- Counted apart from the ranking: a count(*) OVER () here once failed inside DuckDB's window operator.
+total AS (SELECT count(*) AS total_matches FROM matches),
 page AS (SELECT * FROM matches ORDER BY relevance DESC, study_no LIMIT page_limit OFFSET page_offset),
 cards AS (  -- the page's trials, read from their cards (a few dozen rows; their list columns are not read)
-    SELECT p.*, trial_of(t.card) AS trial, t.card ->> '$.official_title' AS official_title
+    SELECT p.*, t.nct_id, trial_of(t.card) AS trial, t.card ->> '$.official_title' AS official_title
     FROM page AS p
     JOIN trial_card AS t USING (study_no)
 )
@@ -73,7 +84,7 @@ SELECT
     c.trial.as_of_exact,
     c.trial.version,
     c.relevance,
-    c.total_matches
+    (SELECT total_matches FROM total) AS total_matches
 FROM cards AS c
 ORDER BY c.relevance DESC, c.study_no;
 
