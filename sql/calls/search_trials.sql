@@ -2,8 +2,8 @@
 -- whose table this reads): each call's trials as (k, study_no, relevance), in order; their cards come from
 -- calls/cards.sql. Planned once per connection (PREPARE), then executed for each call.
 SELECT k, study_no, relevance
-FROM search_trials_many((SELECT list(drug ORDER BY k) FROM search_trials_args),
-                        (SELECT list(condition ORDER BY k) FROM search_trials_args),
-                        (SELECT list(date_before ORDER BY k) FROM search_trials_args),
-                        (SELECT list(phase_filter ORDER BY k) FROM search_trials_args),
-                        (SELECT list(max_results ORDER BY k) FROM search_trials_args));
+FROM search_trials_many((SELECT drugs FROM search_trials_args),
+                        (SELECT conditions FROM search_trials_args),
+                        (SELECT dates_before FROM search_trials_args),
+                        (SELECT phase_filters FROM search_trials_args),
+                        (SELECT max_results FROM search_trials_args));
