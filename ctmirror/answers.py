@@ -38,14 +38,16 @@ def _column(calls: list[dict[str, Any]], name: str) -> list[Any]:
 
 
 def _execute(mirror: Mirror, method: str, arguments: dict[str, list[Any]]) -> duckdb.DuckDBPyConnection:
-    """Runs a method's call query on the calls' arguments. The arguments go into the method's temporary table
-    (calls/args/), bound; the query reads them from there, so it is prepared once per connection and each call
-    only executes it. The statement's name is the method's, one of ours."""
+    """Runs a method's call query on the calls' arguments. The arguments are bound into the one row of the
+    method's temporary table (calls/args/: <method>_table.sql creates it once per connection, <method>.sql sets
+    it); the query reads them from there, so it is prepared once per connection and each call only executes it.
+    The statement's name is the method's, one of ours."""
     con = mirror.con
-    con.execute(read_sql(f"calls/args/{method}.sql"), arguments)
     if method not in mirror.prepared_calls:
+        con.execute(read_sql(f"calls/args/{method}_table.sql"))
         con.execute(f"PREPARE {method} AS\n{read_sql(f'calls/{method}.sql')}")
         mirror.prepared_calls.add(method)
+    con.execute(read_sql(f"calls/args/{method}.sql"), arguments)
     return con.execute(f"EXECUTE {method}")
 
 
@@ -63,6 +65,9 @@ def execute_shaped(mirror: Mirror, call: str, arguments: dict[str, Any], page_li
     of its bound value from the arguments' table (calls/args/search.sql). `$page_limit` becomes the page size,
     an int we validated, because DuckDB plans a top-N only for a constant limit. No value is ever pasted."""
     con = mirror.con
+    if "search_args" not in mirror.prepared_calls:  # the arguments' table, which every shape's plan reads
+        con.execute(read_sql("calls/args/search_table.sql"))
+        mirror.prepared_calls.add("search_args")
     con.execute(read_sql("calls/args/search.sql"), arguments)
     given = [name for name, value in arguments.items() if value is not None]
     shape = sum(1 << i for i, value in enumerate(arguments.values()) if value is not None)

@@ -150,7 +150,9 @@ class Methods:
             rows = answers.rows_of(answers.execute_shaped(mirror, "search_page", arguments, page_limit=size))
             if rows:
                 return rows, rows[0]["total_matches"]
-            # past the end (or nothing found): the count comes from its own query
+            if offset == 0:  # an empty first page: nothing matches
+                return rows, 0
+            # past the end: the count comes from its own query
             return rows, answers.execute_shaped(mirror, "search_count", arguments).fetchone()[0]
 
         rows, total = mirror.recovering(page)

@@ -379,6 +379,7 @@ SEARCH_SHAPES = [
     {"condition": "diabetes", "eligibility_keywords": "pregnant"},
     {"query": "pain", "condition": "cancer", "intervention": "morphine"},
     {"status": "COMPLETED"},
+    {"condition": "no such condition anywhere", "status": "COMPLETED"},
 ]
 
 
@@ -398,7 +399,7 @@ def _macro_page(con, call: dict, limit: int, offset: int) -> list[tuple]:
 def test_search_plans_by_shape_answer_as_the_generic_macro(sample_warehouse):
     """The Python API prepares search once per set of given arguments with the absent ones folded away; the
     public macro, planned with all of them bound, must give the same pages, totals and order. Two plans are kept
-    here, so the eight shapes also evict and prepare plans again."""
+    here, so the nine shapes also evict and prepare plans again."""
     con = duckdb.connect(str(sample_warehouse / "ctmirror.duckdb"), read_only=True)
     found = 0
     with Mirror(sample_warehouse) as mirror:
@@ -418,6 +419,8 @@ def test_search_plans_by_shape_answer_as_the_generic_macro(sample_warehouse):
                         assert api == _macro_page(con, call, 7, offset), call
                         found += len(api)
                     assert len(mirror.shaped_plans) <= 2
+            nothing = mirror.search(**SEARCH_SHAPES[-1])
+            assert nothing.items == [] and nothing.pagination.total_count == 0 and nothing.pagination.cursor is None
         finally:
             answers.SHAPED_PLANS_KEPT = kept
     assert found > 100, "the shapes compared must find trials"

@@ -1,12 +1,2 @@
--- The arguments of the Python API's calls to get_terminated: one row holding, per argument, the list of the
--- calls' values (a call's position in each list is its k), bound. The call's query (calls/get_terminated.sql)
--- reads them here, so it is planned once per connection and then only executed: planning a method's macros
--- took up to a third of a call. Lists rather than a row per call: rebuilding the lists with ordered
--- aggregates took 3-5 ms of every call at 500,000 studies. A temporary table: the catalog stays read-only.
-CREATE TEMP TABLE IF NOT EXISTS get_terminated_args (
-    queries VARCHAR[],
-    dates_before DATE[],
-    max_results INTEGER[]
-);
-DELETE FROM get_terminated_args;
-INSERT INTO get_terminated_args VALUES ($queries, $dates_before::DATE[], $max_results);
+-- A call's arguments, bound into the one row of get_terminated_args (args/get_terminated_table.sql).
+UPDATE get_terminated_args SET queries = $queries, dates_before = $dates_before::DATE[], max_results = $max_results;

@@ -1,14 +1,3 @@
--- The arguments of the Python API's calls to search_trials: one row holding, per argument, the list of the
--- calls' values (a call's position in each list is its k), bound. The call's query (calls/search_trials.sql)
--- reads them here, so it is planned once per connection and then only executed: planning a method's macros
--- took up to a third of a call. Lists rather than a row per call: rebuilding the lists with ordered
--- aggregates took 3-5 ms of every call at 500,000 studies. A temporary table: the catalog stays read-only.
-CREATE TEMP TABLE IF NOT EXISTS search_trials_args (
-    drugs VARCHAR[],
-    conditions VARCHAR[],
-    dates_before DATE[],
-    phase_filters VARCHAR[],
-    max_results INTEGER[]
-);
-DELETE FROM search_trials_args;
-INSERT INTO search_trials_args VALUES ($drugs, $conditions, $dates_before::DATE[], $phase_filters, $max_results);
+-- A call's arguments, bound into the one row of search_trials_args (args/search_trials_table.sql).
+UPDATE search_trials_args SET drugs = $drugs, conditions = $conditions, dates_before = $dates_before::DATE[],
+    phase_filters = $phase_filters, max_results = $max_results;
