@@ -62,7 +62,7 @@ def execute_shaped(mirror: Mirror, call: str, arguments: dict[str, Any], page_li
     One generic plan would run every matcher and filter, given or not: that was most of a search. So the query
     is prepared once per shape, the set of given arguments: in its text each `$name` of an absent argument
     becomes the NULL literal, which the planner folds away with the work it guards, and each given one a read
-    of its bound value from the arguments' table (calls/args/search.sql). `$page_limit` becomes the page size,
+    of its bound value from the arguments' table (calls/args/search_table.sql, set by calls/args/search.sql). `$page_limit` becomes the page size,
     an int we validated, because DuckDB plans a top-N only for a constant limit. No value is ever pasted."""
     con = mirror.con
     if "search_args" not in mirror.prepared_calls:  # the arguments' table, which every shape's plan reads
@@ -78,14 +78,15 @@ def execute_shaped(mirror: Mirror, call: str, arguments: dict[str, Any], page_li
             if argument == "page_limit" and page_limit is not None:
                 return str(int(page_limit))
             if argument not in arguments:
-                raise KeyError(f"calls/{call}.sql reads ${argument}, which calls/args/search.sql does not hold")
+                raise KeyError(f"calls/{call}.sql reads ${argument}, which calls/args/search_table.sql does not hold")
             return f'(SELECT "{argument}" FROM search_args)' if argument in given else "NULL"
 
         con.execute(f"PREPARE {name} AS\n{_ARGUMENT.sub(placeholder, read_sql(f'calls/{call}.sql'))}")
         mirror.shaped_plans[name] = None
         if len(mirror.shaped_plans) > SHAPED_PLANS_KEPT:
-            con.execute(f"DEALLOCATE {next(iter(mirror.shaped_plans))}")
-            del mirror.shaped_plans[next(iter(mirror.shaped_plans))]
+            oldest = next(iter(mirror.shaped_plans))
+            con.execute(f"DEALLOCATE {oldest}")
+            del mirror.shaped_plans[oldest]
     else:
         mirror.shaped_plans[name] = mirror.shaped_plans.pop(name)  # most recently used last
     return con.execute(f"EXECUTE {name}")
