@@ -42,7 +42,6 @@ log = logging.getLogger("ctmirror.harvest")
 CHECKPOINT_FORMAT = 1
 STUDIES_PATH = "/api/v2/studies"
 RECHECK_BATCH = 100
-HARVEST_BATCH_RECORDS = 4_000
 
 
 @dataclass
@@ -160,8 +159,10 @@ class _Run:
         self.cp["retries_before"] = self.cp.get("retries", 0)
         if self.cp["phase"] != "harvesting":
             return
-        # Small batches, so DuckDB normalises page N while page N+1 is fetched and validated.
-        normalizer = Normalizer(self.warehouse, batch_records=HARVEST_BATCH_RECORDS)
+        # The loader's batches (10,000 records; the first a quarter of that, so normalising starts early): DuckDB
+        # normalises one while the next pages are fetched and validated. Batches of 4,000 cost 9% more CPU in
+        # the fixed work of each (21 files written, the receipts, the counts), measured on 50,000 records.
+        normalizer = Normalizer(self.warehouse)
         try:
             normalizer.run()  # what an interrupted run stored but did not normalise
             with normalizer.session() as feed:
