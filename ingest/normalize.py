@@ -29,6 +29,7 @@ from ingest.validate import RecordShape
 
 BATCH_RECORDS = 10_000
 BATCH_BYTES = 400 << 20
+PARSE_BUFFER_BYTES = 16 << 20  # DuckDB's default maximum_object_size; see sql/stage/parse.sql
 FIRST_BATCH_SHARE = 4
 # Tables written side by side (segments, states, the catalog's index): one per core, since DuckDB scans a
 # batch-sized table on one thread.
@@ -195,13 +196,14 @@ class Normalizer:
         con.execute(read_sql("stage/known_versions.sql"))
         if known:
             con.execute(read_sql("stage/known_versions_of.sql"), {"files": known})
+        staged = {"staging": str(batch.staging_path), "object_bytes": max(PARSE_BUFFER_BYTES, batch.longest_line + 1)}
         try:
-            con.execute(read_sql("stage/parse.sql"), {"staging": str(batch.staging_path)})
+            con.execute(read_sql("stage/parse.sql"), staged)
         except duckdb.InvalidInputException:
             # Something the fast validator let through (a raw control character in a skipped field, say)
             # that DuckDB's parser refuses: find it with Python's strict parser, quarantine it, go on.
             batch.restage_strictly()
-            con.execute(read_sql("stage/parse.sql"), {"staging": str(batch.staging_path)})
+            con.execute(read_sql("stage/parse.sql"), staged)
         con.execute(read_sql("stage/new_versions.sql"))
         segment_id, tmp = self.warehouse.new_segment_dir()
         tables = slowest_first(normalised_tables(), SLOWEST_TABLES)
@@ -302,6 +304,7 @@ class _Batch:
         self.receipts: list[Receipt] = list(receipts or [])
         self.staged = 0
         self.staged_bytes = 0
+        self.longest_line = 0
         self.rejected = 0
         self.problems: list[str] = []
         self.end: dict | None = None
@@ -311,6 +314,7 @@ class _Batch:
         self._staging.write(head + data + b"}\n")
         self.staged += 1
         self.staged_bytes += len(head) + len(data) + 2
+        self.longest_line = max(self.longest_line, len(head) + len(data) + 2)
 
     def reject(self, receipt: Receipt, locator: str, nct_id: str | None, reason: str, text: str) -> None:
         self._rejects.write(json.dumps({

@@ -129,6 +129,22 @@ def test_a_changed_record_adds_a_version_and_becomes_current(tmp_path, records_b
         assert m.rows("SELECT why_stopped FROM studies")[0]["why_stopped"].endswith("withdrew funding")
 
 
+def test_a_record_larger_than_the_parse_buffer_loads_with_the_others(tmp_path, records_by_id):
+    """DuckDB parses a batch in buffers of 16 MB unless told its longest record (and refuses one over twice
+    that); a record of 40 MB (a real one with a long detailed description) must load, and the others with it."""
+    from ingest.normalize import PARSE_BUFFER_BYTES
+
+    huge = copy.deepcopy(records_by_id["NCT00711542"])
+    huge["protocolSection"]["descriptionModule"]["detailedDescription"] = "erectile function " * ((40 << 20) // 18)
+    assert len(json.dumps(huge)) > 2 * PARSE_BUFFER_BYTES
+    others = [r for i, r in records_by_id.items() if i != "NCT00711542"][:20]
+    result = load_paths(Warehouse(tmp_path / "w"), [write_ndjson(tmp_path / "a.ndjson", [huge, *others])])
+    assert (result.counts.versions_added, result.counts.quarantined) == (21, 0)
+    with Mirror(tmp_path / "w") as m:
+        [row] = m.rows("SELECT length(detailed_description) AS n FROM studies WHERE nct_id = 'NCT00711542'")
+        assert row["n"] > PARSE_BUFFER_BYTES
+
+
 def test_same_record_from_every_shape_is_one_version(tmp_path, records_by_id):
     """NDJSON line, pretty single-study file, page response, zip member, gzip and zstd: one content hash."""
     record = records_by_id["NCT00711542"]
