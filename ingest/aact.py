@@ -315,7 +315,8 @@ class _Builder:
                 self.leaves.setdefault(entry.root + member.path, f"{alias}.m{i}")
             return
         element, joins = self._element(entry, "t")
-        alias = self._cte(f"SELECT t.nct_id, list({element} ORDER BY t.id) AS v FROM {table} AS t {joins}"
+        alias = self._cte(f"SELECT t.nct_id, in_ordinal_order(list({{'o': t.id, 'v': {element}}})) AS v "
+                          f"FROM {table} AS t {joins}"
                           f"{self._where(entry)} AND {element} IS NOT NULL "
                           "GROUP BY t.nct_id")
         self.leaves.setdefault(entry.root, f"{alias}.v")
@@ -333,7 +334,8 @@ class _Builder:
             inner, inner_joins = self._element(child, f"{child_alias}r")
             joins.append(
                 f"LEFT JOIN (SELECT {child_alias}r.{_ident(self.parent_key[child.table] or '')} AS parent_id, "
-                f"list({inner} ORDER BY {child_alias}r.id) AS v FROM {_ident('aact_' + child.table)} AS {child_alias}r "
+                f"in_ordinal_order(list({{'o': {child_alias}r.id, 'v': {inner}}})) AS v "
+                f"FROM {_ident('aact_' + child.table)} AS {child_alias}r "
                 f"{inner_joins}{self._where(child, child_alias + 'r')} GROUP BY 1) AS {child_alias} "
                 f"ON {child_alias}.parent_id = {alias}.id")
             members[child.root] = f"{child_alias}.v"

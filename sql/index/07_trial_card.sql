@@ -8,21 +8,27 @@
 -- columns for the statistics (sql/views/) and for analysts' filters.
 CREATE TABLE trial_card AS
 WITH
-cond AS (SELECT nct_id, list(condition ORDER BY ordinal) AS conditions FROM conditions GROUP BY nct_id),
+cond AS (
+    SELECT nct_id, in_ordinal_order(list({'o': ordinal, 'v': condition})) AS conditions
+    FROM conditions GROUP BY nct_id),
 intr AS (
     SELECT nct_id,
-           list({'intervention_type': coalesce(intervention_type, ''), 'intervention_name': coalesce(name, ''),
-                  'description': description}
-                ORDER BY ordinal) AS interventions,
-           list(name ORDER BY ordinal) FILTER (WHERE intervention_type IN ('Drug', 'Biological')
-                                               AND NOT is_placebo(name)) AS drug_names
+           in_ordinal_order(list({'o': ordinal, 'v': {'intervention_type': coalesce(intervention_type, ''),
+                                                      'intervention_name': coalesce(name, ''),
+                                                      'description': description}})) AS interventions,
+           in_ordinal_order(list({'o': ordinal, 'v': name}) FILTER (WHERE intervention_type IN ('Drug', 'Biological')
+                                                                    AND NOT is_placebo(name))) AS drug_names
     FROM interventions GROUP BY nct_id),
-coll AS (SELECT nct_id, list(name ORDER BY ordinal) AS collaborators FROM collaborators GROUP BY nct_id),
+coll AS (
+    SELECT nct_id, in_ordinal_order(list({'o': ordinal, 'v': name})) AS collaborators
+    FROM collaborators GROUP BY nct_id),
 outc AS (
-    SELECT nct_id, list({'measure': coalesce(measure, ''), 'time_frame': time_frame} ORDER BY ordinal) AS primary_outcomes
+    SELECT nct_id,
+           in_ordinal_order(list({'o': ordinal, 'v': {'measure': coalesce(measure, ''), 'time_frame': time_frame}}))
+               AS primary_outcomes
     FROM outcomes WHERE outcome_type = 'PRIMARY' GROUP BY nct_id),
 refs AS (
-    SELECT nct_id, list(pmid ORDER BY ordinal) FILTER (WHERE pmid IS NOT NULL) AS refs
+    SELECT nct_id, in_ordinal_order(list({'o': ordinal, 'v': pmid}) FILTER (WHERE pmid IS NOT NULL)) AS refs
     FROM study_references GROUP BY nct_id),
 base AS (
 SELECT

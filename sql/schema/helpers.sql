@@ -70,6 +70,11 @@ CREATE OR REPLACE MACRO status_rank(s) AS
     CASE s WHEN 'RECRUITING' THEN 0 WHEN 'ACTIVE_NOT_RECRUITING' THEN 1 WHEN 'ENROLLING_BY_INVITATION' THEN 2
            WHEN 'NOT_YET_RECRUITING' THEN 3 WHEN 'COMPLETED' THEN 4 ELSE 5 END;
 
+-- in_ordinal_order(pairs): the values of a list of {o: ordinal, v: value}, by ordinal. A row's list columns are
+-- gathered this way rather than with list(v ORDER BY ordinal): DuckDB's ordered aggregates cost several times as
+-- much as sorting each small list afterwards.
+CREATE OR REPLACE MACRO in_ordinal_order(pairs) AS list_transform(list_sort(pairs), p -> p.v);
+
 -- is_placebo(name): placebo, sham and vehicle arms are not drugs being tested.
 CREATE OR REPLACE MACRO is_placebo(name) AS
     regexp_matches(lower(coalesce(name, '')), '\b(placebo|placebos|sham|vehicle|dummy)\b');
