@@ -7,10 +7,9 @@ a single call and a backtest's thousands run the same SQL; only the list's lengt
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
-
-import re
 
 import duckdb
 
@@ -37,18 +36,25 @@ def _column(calls: list[dict[str, Any]], name: str) -> list[Any]:
     return [call[name] for call in calls]
 
 
+def _set_arguments(mirror: Mirror, name: str, arguments: dict[str, Any]) -> None:
+    """Binds a call's arguments into the one row of its temporary table (calls/args/: <name>_table.sql creates
+    it, once per connection; <name>.sql sets it), where the prepared call queries read them."""
+    table = f"{name}_args"
+    if table not in mirror.prepared_calls:
+        mirror.con.execute(read_sql(f"calls/args/{name}_table.sql"))
+        mirror.prepared_calls.add(table)
+    mirror.con.execute(read_sql(f"calls/args/{name}.sql"), arguments)
+
+
 def _execute(mirror: Mirror, method: str, arguments: dict[str, list[Any]]) -> duckdb.DuckDBPyConnection:
-    """Runs a method's call query on the calls' arguments. The arguments are bound into the one row of the
-    method's temporary table (calls/args/: <method>_table.sql creates it once per connection, <method>.sql sets
-    it); the query reads them from there, so it is prepared once per connection and each call only executes it.
-    The statement's name is the method's, one of ours."""
-    con = mirror.con
+    """Runs a method's call query on the calls' arguments, read from its arguments' table, so the query is
+    prepared once per connection and each call only executes it. The statement's name is the method's, one of
+    ours."""
+    _set_arguments(mirror, method, arguments)
     if method not in mirror.prepared_calls:
-        con.execute(read_sql(f"calls/args/{method}_table.sql"))
-        con.execute(f"PREPARE {method} AS\n{read_sql(f'calls/{method}.sql')}")
+        mirror.con.execute(f"PREPARE {method} AS\n{read_sql(f'calls/{method}.sql')}")
         mirror.prepared_calls.add(method)
-    con.execute(read_sql(f"calls/args/{method}.sql"), arguments)
-    return con.execute(f"EXECUTE {method}")
+    return mirror.con.execute(f"EXECUTE {method}")
 
 
 SHAPED_PLANS_KEPT = 64
@@ -62,13 +68,10 @@ def execute_shaped(mirror: Mirror, call: str, arguments: dict[str, Any], page_li
     One generic plan would run every matcher and filter, given or not: that was most of a search. So the query
     is prepared once per shape, the set of given arguments: in its text each `$name` of an absent argument
     becomes the NULL literal, which the planner folds away with the work it guards, and each given one a read
-    of its bound value from the arguments' table (calls/args/search_table.sql, set by calls/args/search.sql). `$page_limit` becomes the page size,
-    an int we validated, because DuckDB plans a top-N only for a constant limit. No value is ever pasted."""
+    of its bound value from the arguments' table (calls/args/search_table.sql). `$page_limit` becomes the page
+    size, an int we validated, because DuckDB plans a top-N only for a constant limit. No value is ever pasted."""
     con = mirror.con
-    if "search_args" not in mirror.prepared_calls:  # the arguments' table, which every shape's plan reads
-        con.execute(read_sql("calls/args/search_table.sql"))
-        mirror.prepared_calls.add("search_args")
-    con.execute(read_sql("calls/args/search.sql"), arguments)
+    _set_arguments(mirror, "search", arguments)
     given = [name for name, value in arguments.items() if value is not None]
     shape = sum(1 << i for i, value in enumerate(arguments.values()) if value is not None)
     name = f"{call}_{shape:x}" + ("" if page_limit is None else f"_{int(page_limit)}")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
-from datetime import date
 from collections.abc import Callable
+from datetime import date
 from functools import cache, partial
 from pathlib import Path
 from typing import Any, TypeVar

@@ -387,8 +387,8 @@ def _macro_page(con, call: dict, limit: int, offset: int) -> list[tuple]:
     """The page from the public macro with every argument bound: one generic plan, nothing folded away."""
     status = call.get("status")
     return con.execute(
-        "SELECT nct_id, relevance::DOUBLE, total_matches FROM search_studies_page($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, "
-        "$11, $12, $13, $14)",
+        "SELECT nct_id, relevance::DOUBLE, total_matches "
+        "FROM search_studies_page($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
         [call.get("query"), call.get("condition"), call.get("intervention"), None if status is None else [status],
          call.get("location"), [call["phase"]] if "phase" in call else None, call.get("eligibility_keywords"),
          age_days("min_age", call.get("min_age")), age_days("max_age", call.get("max_age")),
