@@ -27,12 +27,19 @@ CREATE OR REPLACE MACRO stop_text_without_negations(why) AS
             array_to_string(list_transform(stop_keywords(), k -> k.keywords), '|') || ')',
         ' ', 'g');
 
+-- stop_matches(why, n): whether the text names category n of stop_keywords(). With n a literal, as below, both
+-- patterns are constants, compiled once per query; built inside a lambda over the list they were compiled again for
+-- every row, and the stopped trials' cards took 0.65 s of a 50,000-study publish (now 0.01 s).
+CREATE OR REPLACE MACRO stop_matches(why, n) AS
+    regexp_matches(lower(why), '\b(' || stop_keywords()[n].phrases || ')\b')
+    OR regexp_matches(stop_text_without_negations(why), '\b(' || stop_keywords()[n].keywords || ')\b');
+
 CREATE OR REPLACE MACRO stop_category(why) AS
     CASE
         WHEN why IS NULL OR trim(why) = '' THEN 'unknown'
-        ELSE coalesce(
-            list_filter(stop_keywords(), k ->
-                regexp_matches(lower(why), '\b(' || k.phrases || ')\b')
-                OR regexp_matches(stop_text_without_negations(why), '\b(' || k.keywords || ')\b'))[1].category,
-            'other')
+        WHEN stop_matches(why, 1) THEN stop_keywords()[1].category
+        WHEN stop_matches(why, 2) THEN stop_keywords()[2].category
+        WHEN stop_matches(why, 3) THEN stop_keywords()[3].category
+        WHEN stop_matches(why, 4) THEN stop_keywords()[4].category
+        ELSE 'other'
     END;
