@@ -250,21 +250,28 @@ def dump_connection() -> Iterator[duckdb.DuckDBPyConnection]:
 
 
 def reassembly_sql(available: set[str], parent_key: dict[str, str | None]) -> tuple[str, dict[str, object]]:
-    """One query giving (nct_id, v2 record JSON) per AACT study, built from the plan: a CTE per entry, then one
-    nested struct following the v2 field tree, serialised once. Names come from CTTI's mapping (checked
-    identifiers); constants are bound parameters."""
+    """One query giving (nct_id, v2 record JSON) per AACT study, built from the plan: a CTE per entry, then the
+    record's JSON text following the v2 field tree. Names come from CTTI's mapping (checked identifiers);
+    constants are bound parameters."""
     builder = _Builder(available, parent_key)
     return builder.query(), builder.params
 
 
 class _Builder:
+    """Every value is written as JSON text where it is read (a leaf with to_json, an object or list by joining
+    its parts), never as a struct serialised at the end. The record joins one entry after another to the
+    studies, and each join copies every column joined so far: a deep copy for nested lists and structs, one
+    pointer for a text. And an object written member by member leaves out the NULL ones, as the API does, where
+    a serialised struct writes "member":null for each, to be cut out of the text afterwards. At 20,000 studies
+    the reassembly takes 4.5 s of CPU instead of 15.6, and writes the same bytes."""
+
     def __init__(self, available: set[str], parent_key: dict[str, str | None]) -> None:
         self.available = available
         self.parent_key = parent_key
         self.ctes: list[str] = []
         self.joins: list[str] = []
         self.params: dict[str, object] = {}
-        self.leaves: dict[Path_, str] = {}
+        self.leaves: dict[Path_, str] = {}  # path → SQL giving the field's JSON text, NULL when absent
 
     def query(self) -> str:
         for entry in plan():
@@ -272,15 +279,15 @@ class _Builder:
                 self._top_entry(entry)
         for path, (table, expression, _types) in DERIVED_LEAVES.items():
             if table == "studies":
-                self.leaves[path] = f"s.{expression}" if _IDENTIFIER.match(expression) else expression
+                self.leaves[path] = _json_of(f"s.{expression}" if _IDENTIFIER.match(expression) else expression)
             elif table in self.available:
                 alias = self._cte(f"SELECT t.nct_id, {expression} AS v FROM {_ident('aact_' + table)} AS t "
                                   f"{self._where(None)} "
                                   "QUALIFY row_number() OVER (PARTITION BY t.nct_id ORDER BY t.id) = 1")
-                self.leaves[path] = f"{alias}.v"
+                self.leaves[path] = _json_of(f"{alias}.v")
         record = _json_tree(self.leaves, field_types())
         with_clause = ("WITH " + ",\n".join(self.ctes) + "\n") if self.ctes else ""
-        return (f"{with_clause}SELECT s.nct_id, aact_without_nulls(to_json({record})) AS record\n"
+        return (f"{with_clause}SELECT s.nct_id, {record} AS record\n"
                 f"FROM aact_studies AS s\n" + "\n".join(self.joins) +
                 "\nWHERE s.nct_id >= $lo AND s.nct_id < $hi ORDER BY s.nct_id")
 
@@ -305,47 +312,52 @@ class _Builder:
         table = _ident(f"aact_{entry.table}")
         if entry.table == "studies":
             for member in entry.members:
-                self.leaves.setdefault(entry.root + member.path, _member_sql(member, "s"))
+                self.leaves.setdefault(entry.root + member.path, _json_of(_member_sql(member, "s")))
             return
         if not entry.is_list:
             columns = ", ".join(f"{_member_sql(m, 't')} AS m{i}" for i, m in enumerate(entry.members))
             alias = self._cte(f"SELECT t.nct_id, {columns} FROM {table} AS t{self._where(entry)} "
                               "QUALIFY row_number() OVER (PARTITION BY t.nct_id ORDER BY t.id) = 1")
             for i, member in enumerate(entry.members):
-                self.leaves.setdefault(entry.root + member.path, f"{alias}.m{i}")
+                self.leaves.setdefault(entry.root + member.path, _json_of(f"{alias}.m{i}"))
             return
         element, joins = self._element(entry, "t")
-        alias = self._cte(f"SELECT t.nct_id, in_ordinal_order(list({{'o': t.id, 'v': {element}}})) AS v "
-                          f"FROM {table} AS t {joins}"
-                          f"{self._where(entry)} AND {element} IS NOT NULL "
-                          "GROUP BY t.nct_id")
+        alias = self._cte(_json_list("t.nct_id", "t", f"FROM {table} AS t {joins}{self._where(entry)}", element))
         self.leaves.setdefault(entry.root, f"{alias}.v")
 
     def _element(self, entry: Entry, alias: str) -> tuple[str, str]:
-        """One list element's SQL (a string, or a struct), and the joins it needs."""
+        """One list element's JSON text (a string, or an object), and the joins it needs."""
         if entry.scalar_column:
-            return f"{alias}.{_ident(entry.scalar_column)}", ""
-        members: dict[Path_, str] = {m.path: _member_sql(m, alias) for m in entry.members}
+            return _json_of(f"{alias}.{_ident(entry.scalar_column)}"), ""
+        members: dict[Path_, str] = {m.path: _json_of(_member_sql(m, alias)) for m in entry.members}
         joins = []
         for n, child in enumerate(entry.children):
             if child.table not in self.available:
                 continue
             child_alias = f"{alias}c{n}"
-            inner, inner_joins = self._element(child, f"{child_alias}r")
-            joins.append(
-                f"LEFT JOIN (SELECT {child_alias}r.{_ident(self.parent_key[child.table] or '')} AS parent_id, "
-                f"in_ordinal_order(list({{'o': {child_alias}r.id, 'v': {inner}}})) AS v "
-                f"FROM {_ident('aact_' + child.table)} AS {child_alias}r "
-                f"{inner_joins}{self._where(child, child_alias + 'r')} GROUP BY 1) AS {child_alias} "
-                f"ON {child_alias}.parent_id = {alias}.id")
+            rows = f"{child_alias}r"
+            inner, inner_joins = self._element(child, rows)
+            parent = f"{rows}.{_ident(self.parent_key[child.table] or '')}"
+            listed = _json_list(parent, rows, f"FROM {_ident('aact_' + child.table)} AS {rows} {inner_joins}"
+                                              f"{self._where(child, rows)}", inner, key_name="parent_id")
+            joins.append(f"LEFT JOIN ({listed}) AS {child_alias} ON {child_alias}.parent_id = {alias}.id")
             members[child.root] = f"{child_alias}.v"
         for (root, member), view in LINKED_MEMBERS.items():
             if root == entry.root and "design_group_interventions" in self.available:
                 link_alias = f"{alias}l{len(joins)}"
                 joins.append(f"LEFT JOIN {view} AS {link_alias} ON {link_alias}.parent_id = {alias}.id")
-                members[(member,)] = f"{link_alias}.v"
+                members[(member,)] = _json_of(f"{link_alias}.v")
         element_types = _subtree(field_types(), entry.root)
         return _json_tree(members, element_types), " ".join(joins)
+
+
+def _json_list(key: str, alias: str, source: str, element: str, *, key_name: str = "nct_id") -> str:
+    """A query of one JSON list per key: the elements of the rows of `source` (whose alias is `alias`) that are
+    not NULL, in AACT id order (the record's order); NULL for a key with none. The element is computed once, in
+    the inner query: as a WHERE clause the NULL test would be pushed into it and compute the element twice."""
+    return (f"SELECT k AS {_ident(key_name)}, '[' || nullif(array_to_string(in_ordinal_order("
+            f"list({{'o': o, 'v': e}}) FILTER (WHERE e IS NOT NULL)), ','), '') || ']' AS v "
+            f"FROM (SELECT {key} AS k, {alias}.id AS o, {element} AS e {source}) GROUP BY k")
 
 
 def _subtree(tree: dict, path: Path_) -> dict:
@@ -355,9 +367,14 @@ def _subtree(tree: dict, path: Path_) -> dict:
     return node.get("children", {})
 
 
+def _json_of(expression: str) -> str:
+    """A value's JSON text; NULL stays NULL (to_json(NULL) is NULL), so the member is left out."""
+    return f"to_json({expression})::VARCHAR"
+
+
 def _json_tree(leaves: dict[Path_, str], types: dict) -> str:
-    """Nested structs for the leaves, members in the v2 field tree's order; a struct whose leaves are all NULL
-    is NULL, so every object has a member left once aact_without_nulls drops the NULL ones."""
+    """The JSON text of an object holding the leaves (each already JSON text), members in the v2 field tree's
+    order, NULL ones left out; an object with no member left is NULL itself, so its parent leaves it out too."""
     grouped: dict[str, dict[Path_, str]] = {}
     for path, expression in leaves.items():
         grouped.setdefault(path[0], {})[path[1:]] = expression
@@ -369,9 +386,8 @@ def _json_tree(leaves: dict[Path_, str], types: dict) -> str:
             expression = inner[()]
         else:
             expression = _json_tree(inner, types.get(name, {}).get("children", {}))
-        parts.append(f"{_ident(name, camel=True)} := {expression}")
-    guard = " AND ".join(f"{leaf} IS NULL" for leaf in leaves.values())
-    return f"CASE WHEN {guard} THEN NULL ELSE struct_pack({', '.join(parts)}) END"
+        parts.append(f"'\"{_ident(name, camel=True)[1:-1]}\":' || {expression}")
+    return f"nullif('{{' || concat_ws(',', {', '.join(parts)}) || '}}', '{{}}')"
 
 
 def _member_sql(member, alias: str) -> str:

@@ -17,14 +17,6 @@ CREATE OR REPLACE MACRO aact_std_ages(child, adult, older_adult) AS
                        CASE WHEN adult THEN ['ADULT'] ELSE [] END,
                        CASE WHEN older_adult THEN ['OLDER_ADULT'] ELSE [] END), []);
 
--- aact_without_nulls: a record serialised from structs has a member for every field, NULL where AACT had
--- nothing; the API leaves those out, and so does this. A member is a camelCase name, and a '"' inside a JSON
--- string is always escaped, so the patterns cannot match text. Every object keeps a member (an all-NULL struct
--- is NULL itself): dropping "k":null plus its comma, then a last ,"k":null, leaves valid JSON.
-CREATE OR REPLACE MACRO aact_without_nulls(j) AS
-    regexp_replace(regexp_replace(j::VARCHAR, '"[A-Za-z][A-Za-z0-9]*":null,', '', 'g'),
-                   ',"[A-Za-z][A-Za-z0-9]*":null}', '}', 'g');
-
 -- aact_enum: an enumeration value as v2 spells it. Dumps since AACT moved to the v2 API hold v2's codes
 -- ("ACTIVE_NOT_RECRUITING"), which pass unchanged; older monthly archives, the past states a backtest wants, spell
 -- them for display ("Active, not recruiting", "Dietary Supplement", "Anticipated"), and become the same codes.
