@@ -13,11 +13,13 @@ only its study, quarantined with the file and line; a bad row that names no stud
 from __future__ import annotations
 
 import bisect
+import os
 import re
 import shutil
 import tempfile
 import zipfile
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,8 +44,8 @@ from ingest.sources import Candidate
 _IDENTIFIER = re.compile(r"^[a-z][a-z0-9_]*$")
 _NCT_ID = re.compile(r"NCT\d{8}")
 _DUMP_DATE = re.compile(r"(?<!\d)(\d{4})-?(\d{2})-?(\d{2})(?!\d)")
-FETCH_ROWS = 2_000
 CHUNK_STUDIES = 10_000
+PARALLEL_EXTRACTORS = os.cpu_count() or 2
 _AFTER_ALL = "\U0010ffff"  # sorts after every string: the last chunk's upper bound
 
 
@@ -138,16 +140,28 @@ class AactDump:
         """Every study as a candidate record, in nct_id order; then the studies a refused row quarantines
         (all of a study or none of it: a half-read study is never loaded)."""
         query, params = reassembly_sql(set(self.tables), self.parent_key)
-        # In chunks of studies: memory stays bounded however big the dump, and the first records reach the
-        # normaliser (another thread) while the rest are still being put together.
         every = {"every": CHUNK_STUDIES}
         ids = [r[0] for r in self.con.execute(read_sql("aact/chunk_starts.sql"), every).fetchall()]
-        for lo, hi in zip(ids, [*ids[1:], None]):
-            cursor = self.con.execute(query, {**params, "lo": lo, "hi": hi or _AFTER_ALL})
-            while rows := cursor.fetchmany(FETCH_ROWS):
+
+        def chunk(lo: str, hi: str | None) -> list[tuple[str, bytes]]:
+            cursor = self.con.cursor()
+            try:
+                return cursor.execute(query, {**params, "lo": lo, "hi": hi or _AFTER_ALL}).fetchall()
+            finally:
+                cursor.close()
+
+        # In chunks of studies, so memory stays bounded however big the dump. The next chunk is put together on
+        # a cursor of its own while this one's records are validated and handed to the normaliser (a third
+        # thread); records come as bytes (the query encodes them), which is what validation and staging read.
+        bounds = list(zip(ids, [*ids[1:], None]))
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ctmirror-aact") as ahead:
+            upcoming = ahead.submit(chunk, *bounds[0]) if bounds else None
+            for n in range(len(bounds)):
+                rows = upcoming.result()
+                upcoming = ahead.submit(chunk, *bounds[n + 1]) if n + 1 < len(bounds) else None
                 for nct_id, record in rows:
                     if nct_id not in self.bad:
-                        yield Candidate(f"studies.txt {nct_id}", data=record.encode("utf-8"))
+                        yield Candidate(f"studies.txt {nct_id}", data=record)
         for nct_id, (where, reason, text) in sorted(self.bad.items()):
             yield Candidate(where, problem=reason, raw_text=text, nct_id=nct_id)
 
@@ -207,14 +221,21 @@ def open_dump(path: Path, structure: dict) -> Iterator[AactDump]:
     scratch = Path(tempfile.mkdtemp(prefix="ctmirror-aact-"))
     try:
         with archive:
-            files = {}
-            for member in sorted(archive.namelist()):
-                name = Path(member)
-                if name.suffix == ".txt" and name.stem in wanted and name.stem not in files:
-                    target = scratch / name.name
-                    with archive.open(member) as src, open(target, "wb") as out:
-                        shutil.copyfileobj(src, out, 1 << 20)
-                    files[name.stem] = target
+            members: dict[str, zipfile.ZipInfo] = {}
+            for info in sorted(archive.infolist(), key=lambda i: i.filename):
+                name = Path(info.filename)
+                if name.suffix == ".txt" and name.stem in wanted:
+                    members.setdefault(name.stem, info)
+        files = {stem: scratch / Path(info.filename).name for stem, info in members.items()}
+
+        def extract(stem: str) -> None:
+            # Each worker reads through an archive handle of its own; zlib inflates without holding the GIL.
+            with zipfile.ZipFile(path) as own, own.open(members[stem]) as src, open(files[stem], "wb") as out:
+                shutil.copyfileobj(src, out, 1 << 20)
+
+        biggest_first = sorted(members, key=lambda stem: -members[stem].file_size)
+        with ThreadPoolExecutor(max_workers=PARALLEL_EXTRACTORS, thread_name_prefix="ctmirror-unzip") as pool:
+            list(pool.map(extract, biggest_first))
         yield AactDump(str(path), files, structure)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -287,7 +308,7 @@ class _Builder:
                 self.leaves[path] = _json_of(f"{alias}.v")
         record = _json_tree(self.leaves, field_types())
         with_clause = ("WITH " + ",\n".join(self.ctes) + "\n") if self.ctes else ""
-        return (f"{with_clause}SELECT s.nct_id, {record} AS record\n"
+        return (f"{with_clause}SELECT s.nct_id, encode({record}) AS record\n"
                 f"FROM aact_studies AS s\n" + "\n".join(self.joins) +
                 "\nWHERE s.nct_id >= $lo AND s.nct_id < $hi ORDER BY s.nct_id")
 
