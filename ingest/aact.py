@@ -283,8 +283,8 @@ class _Builder:
     its parts), never as a struct serialised at the end. The record joins one entry after another to the
     studies, and each join copies every column joined so far: a deep copy for nested lists and structs, one
     pointer for a text. And an object written member by member leaves out the NULL ones, as the API does, where
-    a serialised struct writes "member":null for each, to be cut out of the text afterwards. At 20,000 studies
-    the reassembly takes 4.5 s of CPU instead of 15.6, and writes the same bytes."""
+    a serialised struct writes "member":null for each, to be cut out of the text afterwards. 20,736 studies
+    are put together in 3.9 s (5.7 s of CPU) instead of 12.9 (15.6), into the same bytes."""
 
     def __init__(self, available: set[str], parent_key: dict[str, str | None]) -> None:
         self.available = available
