@@ -81,6 +81,7 @@ def build_catalog(path: Path, tables: dict[str, list[Path]],
     # The row group size is an option of ATTACH only, and a file keeps it only while attached so.
     con = quiet(duckdb.connect())
     try:
+        con.execute(read_sql("session/catalog_writer.sql"))  # a database setting: the index's cursors share it
         con.execute(f"ATTACH {sql_literal(str(path))} AS {CATALOG_ALIAS} (ROW_GROUP_SIZE {CATALOG_ROW_GROUP_ROWS})")
         _in_catalog(con)
         for name in sql_files("schema"):
