@@ -45,6 +45,10 @@ def main() -> None:
     print(f"wall time          {elapsed:,.1f} s")
     print(f"end-to-end rate    {result.run['studies_added'] / elapsed:,.0f} studies/s")
     print(f"harvester CPU      {cpu:,.1f} s = {cpu / pages:,.2f} s per page of 1,000 (the API allows one per 1.2 s)")
+    before = cpu - result.publish_cpu_seconds
+    print(f"  before publish   {before:,.1f} s = {before / pages:,.2f} s per page (receiving, validating, normalising)")
+    print(f"  publishing       {result.publish_cpu_seconds:,.1f} s of CPU in {result.publish_seconds:,.1f} s, "
+          "once per run")
     print(f"peak memory        {peak_mb:,.0f} MB (RSS)")
 
 

@@ -60,6 +60,10 @@ class SyncResult:
     run: dict
     state: State
     summary: str
+    # Publishing's wall and CPU seconds (the CPU of every thread of this process), apart from the harvest's:
+    # it is paid once per run however many pages came before it.
+    publish_seconds: float | None = None
+    publish_cpu_seconds: float | None = None
 
 
 class Progress:
@@ -149,6 +153,7 @@ class _Run:
         self.options, self.cp, self.progress = options, checkpoint, progress
         self.raw = RawStore(warehouse.root)
         self.started = time.monotonic()
+        self.publish_seconds = 0.0
 
     def save(self) -> None:
         self.cp["retries"] = self.cp.get("retries_before", 0) + self.client.retries
@@ -251,13 +256,17 @@ class _Run:
             "retries": self.cp["retries"], "note": "; ".join(self.cp["notes"]) or None,
         }
         record_run(self.warehouse, run)
+        publish_started, publish_cpu_started = time.monotonic(), time.process_time()
         state = publish(self.warehouse, run=run)
+        self.publish_seconds = time.monotonic() - publish_started
+        publish_cpu = time.process_time() - publish_cpu_started
         self.paths.write(self.paths.state, {
             "run_id": run["run_id"], "mode": self.cp["mode"], "finished_at": finished,
             "data_timestamp": run["data_timestamp"], "next_since": self.cp["started_at"][:10],
         })
         self.paths.checkpoint.unlink(missing_ok=True)
-        return SyncResult(run=run, state=state, summary=self._summary(run, merged, state.state_id))
+        return SyncResult(run=run, state=state, summary=self._summary(run, merged, state.state_id),
+                          publish_seconds=self.publish_seconds, publish_cpu_seconds=publish_cpu)
 
     def _counts(self) -> dict:
         return self.warehouse.counts_since(self.cp["first_segment"])
@@ -323,7 +332,8 @@ class _Run:
     def _summary(self, run: dict, merged: int, state_id: str) -> str:
         took = time.monotonic() - self.started
         removed = f"{run['removed']} removed" + (f" ({merged} now aliases)" if merged else "")
-        text = (f"{self.cp['mode'].capitalize()} sync of {self.cp['base_url']} finished in {took:,.1f} s: "
+        text = (f"{self.cp['mode'].capitalize()} sync of {self.cp['base_url']} finished in {took:,.1f} s "
+                f"(publishing {self.publish_seconds:,.1f} s): "
                 f"{run['studies_added']:,} studies added, {run['studies_changed']:,} changed, "
                 f"{run['unchanged']:,} unchanged, {removed}, {run['quarantined']:,} quarantined; "
                 f"{run['pages']:,} pages, {run['retries']:,} retries; registry data timestamp "

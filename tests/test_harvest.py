@@ -69,6 +69,8 @@ def test_full_sync_equals_loading_the_same_records(tmp_path, records, sample_war
         result = sync(Warehouse(tmp_path / "w"), options(server))
     assert result.run["pages"] == 3 and result.run["studies_added"] == 2279
     assert result.run["data_timestamp"] == registry.data_timestamp
+    assert 0 < result.publish_seconds and 0 < result.publish_cpu_seconds
+    assert f"(publishing {result.publish_seconds:,.1f} s)" in result.summary
     assert_same_tables(tmp_path / "w", sample_warehouse)
     pages = [r for r in registry.requests if r.startswith("/api/v2/studies?")]
     assert all("pageSize=1000" in r and "countTotal=true" in r for r in pages)
