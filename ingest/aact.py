@@ -134,6 +134,7 @@ class AactDump:
         unnamed = con.execute(read_sql("aact/unnamed_studies.sql")).fetchone()[0]
         if unnamed:
             raise AactDumpError(f"AACT dump {self.label}: studies.txt: {unnamed} row(s) have no nct_id")
+        con.execute(read_sql("aact/reassembly_threads.sql"), {"threads": max(1, (os.cpu_count() or 2) - 1)})
         self.con = con
 
     def candidates(self) -> Iterator[Candidate]:
