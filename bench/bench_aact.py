@@ -40,13 +40,17 @@ def replicate(out: Path, studies: int, scratch: Path) -> int:
                 "FROM read_csv(?, delim='|', header=true, all_varchar=true)", [str(source / "studies.txt")])
     tables = scratch / "tables"
     tables.mkdir()
+    # Every id and *_id column of a copy is shifted by the same amount, above every table's ids, so a child row's
+    # parent id (intervention_id, design_group_id, ...) still names its parent's copy.
+    top = max(con.execute("SELECT coalesce(max(id::BIGINT), 0) FROM read_csv(?, delim='|', header=true, quote='\"', "
+                          "escape='\"', all_varchar=true, auto_detect=false, allow_quoted_nulls=false, columns=?)",
+                          [str(file), _columns(file)]).fetchone()[0]
+              for file in sorted(source.glob("*.txt")) if "id" in _columns(file))
     for file in sorted(source.glob("*.txt")):
         con.execute("CREATE OR REPLACE TABLE t AS SELECT * FROM read_csv(?, delim='|', header=true, quote='\"', "
                     "escape='\"', all_varchar=true, auto_detect=false, allow_quoted_nulls=false, "
                     "columns=?)", [str(file), _columns(file)])
         columns = [r[0] for r in con.execute("DESCRIBE t").fetchall()]
-        has_id = "id" in columns
-        top = con.execute("SELECT coalesce(max(id::BIGINT), 0) FROM t").fetchone()[0] if has_id else 0
 
         def shifted(column: str) -> str:
             if column == "nct_id":
