@@ -153,7 +153,6 @@ class _Run:
         self.options, self.cp, self.progress = options, checkpoint, progress
         self.raw = RawStore(warehouse.root)
         self.started = time.monotonic()
-        self.publish_seconds = 0.0
 
     def save(self) -> None:
         self.cp["retries"] = self.cp.get("retries_before", 0) + self.client.retries
@@ -258,15 +257,15 @@ class _Run:
         record_run(self.warehouse, run)
         publish_started, publish_cpu_started = time.monotonic(), time.process_time()
         state = publish(self.warehouse, run=run)
-        self.publish_seconds = time.monotonic() - publish_started
+        publish_seconds = time.monotonic() - publish_started
         publish_cpu = time.process_time() - publish_cpu_started
         self.paths.write(self.paths.state, {
             "run_id": run["run_id"], "mode": self.cp["mode"], "finished_at": finished,
             "data_timestamp": run["data_timestamp"], "next_since": self.cp["started_at"][:10],
         })
         self.paths.checkpoint.unlink(missing_ok=True)
-        return SyncResult(run=run, state=state, summary=self._summary(run, merged, state.state_id),
-                          publish_seconds=self.publish_seconds, publish_cpu_seconds=publish_cpu)
+        return SyncResult(run=run, state=state, summary=self._summary(run, merged, state.state_id, publish_seconds),
+                          publish_seconds=publish_seconds, publish_cpu_seconds=publish_cpu)
 
     def _counts(self) -> dict:
         return self.warehouse.counts_since(self.cp["first_segment"])
@@ -329,11 +328,11 @@ class _Run:
             con.close()
         return known, seen
 
-    def _summary(self, run: dict, merged: int, state_id: str) -> str:
+    def _summary(self, run: dict, merged: int, state_id: str, publish_seconds: float) -> str:
         took = time.monotonic() - self.started
         removed = f"{run['removed']} removed" + (f" ({merged} now aliases)" if merged else "")
         text = (f"{self.cp['mode'].capitalize()} sync of {self.cp['base_url']} finished in {took:,.1f} s "
-                f"(publishing {self.publish_seconds:,.1f} s): "
+                f"(publishing {publish_seconds:,.1f} s): "
                 f"{run['studies_added']:,} studies added, {run['studies_changed']:,} changed, "
                 f"{run['unchanged']:,} unchanged, {removed}, {run['quarantined']:,} quarantined; "
                 f"{run['pages']:,} pages, {run['retries']:,} retries; registry data timestamp "

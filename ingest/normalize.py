@@ -312,9 +312,10 @@ class _Batch:
     def stage(self, receipt: Receipt, locator: str, data: bytes) -> None:
         head = f'{{"o":{self.staged},"r":{receipt.receipt_id},"l":{json.dumps(locator)},"s":'.encode()
         self._staging.write(head + data + b"}\n")
+        line_bytes = len(head) + len(data) + 2
         self.staged += 1
-        self.staged_bytes += len(head) + len(data) + 2
-        self.longest_line = max(self.longest_line, len(head) + len(data) + 2)
+        self.staged_bytes += line_bytes
+        self.longest_line = max(self.longest_line, line_bytes)
 
     def reject(self, receipt: Receipt, locator: str, nct_id: str | None, reason: str, text: str) -> None:
         self._rejects.write(json.dumps({
