@@ -134,11 +134,22 @@ def _plan(warehouse: Warehouse, paths: SyncPaths, client: PoliteClient, options:
 
 
 def _parse_page(body: bytes) -> tuple[dict, list]:
-    page, candidates = parse_page(body)
-    if "studies" not in page:
-        raise TerminalHarvestError("the API answered without a 'studies' list: the response shape changed; "
-                                   "nothing of it was loaded")
-    return page, candidates
+    """A page split into its studies. A cut-short or malformed body raises ValueError (retried, like a dropped
+    connection); a well-formed answer that is not a page is the API having changed, which no retry mends."""
+    try:
+        return parse_page(body)
+    except ValueError:
+        try:
+            answer = json.loads(body)
+        except ValueError:
+            answer = None
+        if isinstance(answer, dict) and not isinstance(answer.get("studies"), list):
+            keys = ", ".join(sorted(answer)[:10]) or "none"
+            raise TerminalHarvestError(
+                f"the API answered with a JSON object without a 'studies' list (its keys: {keys}): the response "
+                "shape changed; nothing of it was loaded",
+                hint="check --base-url points at a ClinicalTrials.gov v2 API") from None
+        raise
 
 
 def _data_timestamp(client: PoliteClient) -> str | None:

@@ -124,6 +124,19 @@ def test_a_client_error_stops_with_the_url_and_message_and_the_next_run_resumes(
     assert_same_tables(wh.root, loaded_subset)
 
 
+def test_an_answer_of_another_shape_stops_at_once_and_the_next_run_resumes(tmp_path, subset, loaded_subset):
+    registry = registry_of(subset)
+    wh = Warehouse(tmp_path / "w")
+    with FakeApiServer(registry) as server:
+        registry.fail("reshape")
+        with pytest.raises(TerminalHarvestError, match=r"without a 'studies' list \(its keys: totalCount, trials\)"):
+            sync(wh, options(server))
+        assert len([r for r in registry.requests if r.startswith("/api/v2/studies?")]) == 1  # not retried
+        result = sync(wh, options(server))
+    assert result.run["pages"] == 3 and result.run["retries"] == 0
+    assert_same_tables(wh.root, loaded_subset)
+
+
 def test_data_changing_mid_harvest_is_noticed(tmp_path, subset):
     registry = registry_of(subset)
     changed_id = sorted(registry.records)[-1]
