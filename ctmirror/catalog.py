@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 
 from ctmirror.sqlfiles import read_sql, sql_files, sql_literal, sql_root
-from ingest.normalize import PARALLEL_WRITERS, quiet
+from ingest.normalize import PARALLEL_WRITERS, quiet, side_by_side
 
 
 def file_list_literal(paths: Iterable[Path]) -> str:
@@ -55,7 +55,8 @@ def _build_index(con: duckdb.DuckDBPyConnection) -> None:
     names = sql_files("index")
     search = [n for n in names if Path(n).name <= SEARCH_INDEX_LAST + "~"]
     others = [[n] for n in names if n not in search]
-    with ThreadPoolExecutor(max_workers=PARALLEL_WRITERS, thread_name_prefix="ctmirror-index") as pool:
+    lanes = ThreadPoolExecutor(max_workers=PARALLEL_WRITERS, thread_name_prefix="ctmirror-index")
+    with side_by_side(con), lanes as pool:
         for job in [pool.submit(run, search), *(pool.submit(run, names) for names in others)]:
             job.result()
 

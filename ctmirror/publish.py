@@ -13,7 +13,8 @@ from ctmirror.errors import WarehouseError
 from ctmirror.warehouse import DEFAULT_KEEP_STATES, State, Warehouse
 from ingest.crash import crash_point
 from ingest.normalize import (
-    PARALLEL_WRITERS, new_connection, normalised_tables, quiet, slowest_first, table_key, write_parquet,
+    PARALLEL_WRITERS, new_connection, normalised_tables, quiet, side_by_side, slowest_first, table_key,
+    write_parquet,
 )
 from ingest.raw_store import utc_now
 
@@ -61,7 +62,8 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES)
             finally:
                 cursor.close()
 
-        with ThreadPoolExecutor(max_workers=PARALLEL_WRITERS, thread_name_prefix="ctmirror-publish") as pool:
+        writers = ThreadPoolExecutor(max_workers=PARALLEL_WRITERS, thread_name_prefix="ctmirror-publish")
+        with side_by_side(con), writers as pool:
             list(pool.map(write_current, slowest_first(current, SLOWEST_TO_PUBLISH)))
         removals_file = path / "tables" / "registry_removals.parquet"
         con.table("registry_removals").write_parquet(str(removals_file), compression="zstd")

@@ -33,12 +33,25 @@ PARSE_BUFFER_BYTES = 16 << 20  # DuckDB's default maximum_object_size; see sql/s
 FIRST_BATCH_SHARE = 4
 # Tables written side by side (segments, states, the catalog's index): one per core, since DuckDB scans a
 # batch-sized table on one thread.
-PARALLEL_WRITERS = os.cpu_count() or 2
+CORES = os.cpu_count() or 2
+PARALLEL_WRITERS = CORES
 SLOWEST_TABLES = ("study_versions", "search_terms", "condition_links", "study_details", "places", "studies")
 
 
 def normalised_tables() -> list[str]:
     return [Path(f).stem for f in sql_files("normalize")]
+
+
+@contextmanager
+def side_by_side(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """DuckDB threads for the time PARALLEL_WRITERS cursors of `con` run queries at once: the cores divided
+    among them (sql/session/threads.sql says why), then as they were."""
+    before = con.execute(read_sql("session/current_threads.sql")).fetchone()[0]
+    con.execute(read_sql("session/threads.sql"), {"threads": max(1, CORES // PARALLEL_WRITERS)})
+    try:
+        yield
+    finally:
+        con.execute(read_sql("session/threads.sql"), {"threads": before})
 
 
 def slowest_first(tables: list[str], slowest: tuple[str, ...]) -> list[str]:
@@ -119,7 +132,8 @@ class Normalizer:
         self.batch_bytes = batch_bytes
         self.on_record = on_record
         self._scratch = Path(tempfile.mkdtemp(prefix="ctmirror-"))
-        self.con = new_connection(self._scratch)
+        # A core is left to Python, which validates the next batch while this connection normalises one.
+        self.con = new_connection(self._scratch, threads=max(1, CORES - 1))
         self.shape = record_shape(self.con)
         self._writers = ThreadPoolExecutor(max_workers=PARALLEL_WRITERS, thread_name_prefix="ctmirror-table")
 
@@ -210,8 +224,9 @@ class Normalizer:
         writes = [(f"normalize/{table}.sql", None, tmp / f"{table}.parquet") for table in tables]
         writes += [("stage/sightings.sql", None, tmp / "sightings.parquet"),
                    ("stage/quarantine.sql", {"rejects": str(batch.rejects_path)}, tmp / "quarantine.parquet")]
-        for _written in self._writers.map(self._write_table, writes):
-            crash_point("segment_file_written")
+        with side_by_side(con):
+            for _written in self._writers.map(self._write_table, writes):
+                crash_point("segment_file_written")
         row = con.execute(read_sql("stage/batch_counts.sql")).fetchone()
         batch_counts = dict(zip(("records", "versions_added", "studies_added", "studies_changed"), row))
         batch_counts["quarantined"] = batch.rejected
