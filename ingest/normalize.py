@@ -35,6 +35,8 @@ FIRST_BATCH_SHARE = 4
 # batch-sized table on one thread.
 CORES = os.cpu_count() or 2
 PARALLEL_WRITERS = CORES
+# DuckDB threads of a connection that runs beside Python validating the next records: a core is left to Python.
+BESIDE_PYTHON = max(1, CORES - 1)
 SLOWEST_TABLES = ("study_versions", "search_terms", "condition_links", "study_details", "places", "studies")
 
 
@@ -132,8 +134,7 @@ class Normalizer:
         self.batch_bytes = batch_bytes
         self.on_record = on_record
         self._scratch = Path(tempfile.mkdtemp(prefix="ctmirror-"))
-        # A core is left to Python, which validates the next batch while this connection normalises one.
-        self.con = new_connection(self._scratch, threads=max(1, CORES - 1))
+        self.con = new_connection(self._scratch, threads=BESIDE_PYTHON)
         self.shape = record_shape(self.con)
         self._writers = ThreadPoolExecutor(max_workers=PARALLEL_WRITERS, thread_name_prefix="ctmirror-table")
 
