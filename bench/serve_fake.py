@@ -7,14 +7,16 @@ Prints its base URL on the first line, then serves until stdin closes.
 from __future__ import annotations
 
 import argparse
-import json
+import gc
 import sys
 from pathlib import Path
+
+import msgspec
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from bench.corpus import replicated_lines  # noqa: E402
+from bench.corpus import compact_sample_lines, replicated_lines  # noqa: E402
 from fake_api import FakeApiServer, FakeRegistry  # noqa: E402
 
 
@@ -23,10 +25,13 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=50_000)
     args = parser.parse_args()
     registry = FakeRegistry(records={})
-    for line in replicated_lines(args.records):
-        record = json.loads(line)
+    gc.disable()  # 50,000 records held as dicts: collections while they load would walk them again and again
+    for line in replicated_lines(args.records, compact_sample_lines()):
+        record = msgspec.json.decode(line)  # a third of json.loads' time: the server starts in seconds
         registry.put(record)
-        registry._encoded[record["protocolSection"]["identificationModule"]["nctId"]] = line
+        registry._encoded[record["protocolSection"]["identificationModule"]["nctId"]] = line  # as encoded() would
+    gc.freeze()
+    gc.enable()
     with FakeApiServer(registry) as server:
         print(server.base_url, flush=True)
         sys.stdin.read()

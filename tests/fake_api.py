@@ -86,7 +86,9 @@ class FakeRegistry:
     def encoded(self, nct_id: str) -> bytes:
         data = self._encoded.get(nct_id)
         if data is None:
-            data = self._encoded[nct_id] = json.dumps(self.records[nct_id], ensure_ascii=False).encode()
+            # As the API sends records: compact JSON, UTF-8 unescaped.
+            data = self._encoded[nct_id] = json.dumps(self.records[nct_id], ensure_ascii=False,
+                                                      separators=(",", ":")).encode()
         return data
 
     def fail(self, kind: str, **options) -> None:
