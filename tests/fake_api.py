@@ -207,14 +207,15 @@ class _Handler(BaseHTTPRequestHandler):
             start = token["after"]
             start = bisect.bisect_right(ids, start)
         chosen = ids[start:start + size]
-        body = b'{"studies":[' + b",".join(registry.encoded(i) for i in chosen) + b"]"
+        # Joined once: each concatenation of a 15 MB page was a copy of it, on the cores the benchmark measures.
+        parts = [b'{"studies":[', b",".join(registry.encoded(i) for i in chosen), b"]"]
         if chosen and len(chosen) == size:  # a full page carries a token, even the last one
             token = {"q": fingerprint, "after": chosen[-1], "e": registry.token_epoch}
-            body += b',"nextPageToken":"' + base64.urlsafe_b64encode(json.dumps(token).encode()).rstrip(b"=") + b'"'
+            parts += [b',"nextPageToken":"', base64.urlsafe_b64encode(json.dumps(token).encode()).rstrip(b"="), b'"']
         if query.get("countTotal") == "true" and "pageToken" not in query:
-            body += b',"totalCount":' + str(len(ids)).encode()
+            parts += [b',"totalCount":', str(len(ids)).encode()]
         registry.pages_served += 1
-        self._send(200, body + b"}")
+        self._send(200, b"".join([*parts, b"}"]))
 
     def _study(self, nct_id: str) -> None:
         if nct_id in self.registry.aliases:
