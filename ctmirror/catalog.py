@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 
 from ctmirror.sqlfiles import read_sql, sql_files, sql_literal, sql_root
-from ingest.normalize import PARALLEL_WRITERS, quiet, side_by_side
+from ingest.normalize import KEEP_MEMORY, PARALLEL_WRITERS, quiet, side_by_side
 
 
 def file_list_literal(paths: Iterable[Path]) -> str:
@@ -80,7 +80,7 @@ def build_catalog(path: Path, tables: dict[str, list[Path]],
     files holding every version's rows, of which the view shows the current versions' (those of `studies`)."""
     path.unlink(missing_ok=True)
     # The row group size is an option of ATTACH only, and a file keeps it only while attached so.
-    con = quiet(duckdb.connect())
+    con = quiet(duckdb.connect(config=KEEP_MEMORY))
     try:
         con.execute(read_sql("session/catalog_writer.sql"))  # a database setting: the index's cursors share it
         con.execute(f"ATTACH {sql_literal(str(path))} AS {CATALOG_ALIAS} (ROW_GROUP_SIZE {CATALOG_ROW_GROUP_ROWS})")
