@@ -19,15 +19,6 @@ def sample_lines() -> list[bytes]:
     return [line for line in data.split(b"\n") if line.strip()]
 
 
-def compact_sample_lines() -> list[bytes]:
-    """The sample's records as the API sends them: compact JSON, UTF-8 unescaped (the sample's lines have
-    spaces after separators, 5% more bytes)."""
-    import json
-
-    return [json.dumps(json.loads(line), ensure_ascii=False, separators=(",", ":")).encode()
-            for line in sample_lines()]
-
-
 def replicated_lines(count: int, lines: list[bytes] | None = None) -> Iterator[bytes]:
     """`count` records. Copy 0 is the real sample; copy k (1..999) of record i is NCT9 kkk iiii, so every
     replicated record is a distinct study with real content."""

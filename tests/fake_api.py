@@ -38,6 +38,11 @@ def last_update(record: dict) -> str:
             .get("lastUpdatePostDateStruct", {}).get("date", ""))
 
 
+def encode_record(record: dict) -> bytes:
+    """A record as the API sends it: compact JSON, UTF-8 unescaped."""
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode()
+
+
 @dataclass
 class Fault:
     kind: str  # 429, 500, 503, drop, truncate, slow, expire_tokens, change_data, reshape
@@ -65,12 +70,16 @@ class FakeRegistry:
     # second of the two cores it shares with the harvester it measures.
     _sorted_ids: list[str] | None = None
 
-    def put(self, record: dict) -> None:
+    def put(self, record: dict, encoded: bytes | None = None) -> None:
+        """A record, with its bytes as `encode_record` gives them when the caller has them already."""
         nct_id = record["protocolSection"]["identificationModule"]["nctId"]
         if nct_id not in self.records:
             self._sorted_ids = None
         self.records[nct_id] = record
-        self._encoded.pop(nct_id, None)
+        if encoded is None:
+            self._encoded.pop(nct_id, None)
+        else:
+            self._encoded[nct_id] = encoded
 
     def remove(self, nct_id: str) -> None:
         if nct_id in self.records:
@@ -86,9 +95,7 @@ class FakeRegistry:
     def encoded(self, nct_id: str) -> bytes:
         data = self._encoded.get(nct_id)
         if data is None:
-            # As the API sends records: compact JSON, UTF-8 unescaped.
-            data = self._encoded[nct_id] = json.dumps(self.records[nct_id], ensure_ascii=False,
-                                                      separators=(",", ":")).encode()
+            data = self._encoded[nct_id] = encode_record(self.records[nct_id])
         return data
 
     def fail(self, kind: str, **options) -> None:
