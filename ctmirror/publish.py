@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ctmirror.catalog import build_catalog
 from ctmirror.sqlfiles import read_sql
 from ctmirror.errors import WarehouseError
-from ctmirror.warehouse import DEFAULT_KEEP_STATES, State, Warehouse
+from ctmirror.warehouse import CURRENT_ROWS_FILE, DEFAULT_KEEP_STATES, Segment, State, Warehouse
 from ingest.crash import crash_point
 from ingest.normalize import (
-    PARALLEL_WRITERS, new_connection, normalised_tables, quiet, side_by_side, slowest_first, table_key,
+    PARALLEL_WRITERS, all_cores, new_connection, normalised_tables, quiet, side_by_side, slowest_first, table_key,
     write_parquet,
 )
 from ingest.raw_store import utc_now
@@ -46,34 +47,40 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES)
         load_all_versions(con, segments)
         con.execute(read_sql("publish/current_versions.sql"))
         _load_removals(con, warehouse, segments)
+        linked, filtered = _split_segments(con, segments)
         views: dict[str, list[Path]] = {}
-        current = [t for t in normalised_tables() if t not in ("study_versions", *INDEX_INPUT_TABLES)]
-        for table in current:
-            views[table] = [path / "tables" / f"{table}.parquet"]
+        copies: dict[str, tuple[str, list[Segment]]] = {"studies": ("publish/current_studies.sql", segments)}
+        for table in current_tables():
+            folder = path / "tables" / table
+            folder.mkdir()
+            views[table] = [_link(segment.table_file(table), folder / f"{segment_name(segment)}.parquet")
+                            for segment in linked]
+            if filtered or not linked:
+                copies[table] = ("publish/current_rows.sql", filtered or segments)
         index_inputs = {t: [s.table_file(t) for s in segments] for t in INDEX_INPUT_TABLES}
 
         def write_current(table: str) -> None:
             # on a cursor each, side by side (see PARALLEL_WRITERS)
+            query, sources = copies[table]
+            target = path / "tables" / table / CURRENT_ROWS_FILE
+            target.parent.mkdir(exist_ok=True)
             cursor = quiet(con.cursor())
             try:
-                query = read_sql("publish/current_studies.sql" if table == "studies" else "publish/current_rows.sql")
-                write_ordered(cursor, table, query, {"files": [str(s.table_file(table)) for s in segments]},
-                              views[table][0])
+                write_ordered(cursor, table, read_sql(query), {"files": [str(s.table_file(table)) for s in sources]},
+                              target)
             finally:
                 cursor.close()
 
         writers = ThreadPoolExecutor(max_workers=PARALLEL_WRITERS, thread_name_prefix="ctmirror-publish")
-        with side_by_side(con), writers as pool:
-            list(pool.map(write_current, slowest_first(current, SLOWEST_TO_PUBLISH)))
-        removals_file = path / "tables" / "registry_removals.parquet"
-        con.table("registry_removals").write_parquet(str(removals_file), compression="zstd")
-        views["registry_removals"] = [removals_file]
+        with (side_by_side(con) if len(copies) > 1 else all_cores(con)), writers as pool:
+            list(pool.map(write_current, slowest_first(list(copies), SLOWEST_TO_PUBLISH)))
+        for table in copies:
+            views[table] = [*views.get(table, []), path / "tables" / table / CURRENT_ROWS_FILE]
+        views["registry_removals"] = [_write_table(path, "registry_removals", con.table("registry_removals"))]
         for table in HISTORY_TABLES:
             views[table] = [s.table_file(table) for s in segments]
-        runs_file = path / "tables" / "sync_runs.parquet"
-        con.sql(read_sql("publish/sync_runs.sql"), params={"runs": str(warehouse.root / "runs.ndjson")}
-                ).write_parquet(str(runs_file), compression="zstd")
-        views["sync_runs"] = [runs_file]
+        views["sync_runs"] = [_write_table(path, "sync_runs", con.sql(
+            read_sql("publish/sync_runs.sql"), params={"runs": str(warehouse.root / "runs.ndjson")}))]
         counts = dict(zip(
             ("studies", "versions", "quarantined"),
             con.execute(read_sql("publish/state_counts.sql"),
@@ -94,6 +101,49 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES)
     state = warehouse.commit_state(state_id, path, meta, keep)
     crash_point("published")
     return state
+
+
+def current_tables() -> list[str]:
+    """The normalised tables a state holds the current rows of, besides `studies` (which a state always writes,
+    with what it knows of removals)."""
+    return [t for t in normalised_tables() if t not in ("studies", "study_versions", *INDEX_INPUT_TABLES)]
+
+
+def segment_name(segment: Segment) -> str:
+    return f"{segment.path.parent.name}-{segment.segment_id}"
+
+
+def _split_segments(con, segments: list[Segment]) -> tuple[list[Segment], list[Segment]]:
+    """(linked, filtered): segments all of whose versions are current, whose files are the state's rows as they
+    are; and segments holding a superseded version, whose current rows are copied. A segment that added no
+    version is neither: it has no rows in any current table."""
+    with_versions = {row[0] for row in con.execute(read_sql("publish/segments_with_versions.sql")).fetchall()}
+    stale = {row[0] for row in con.execute(read_sql("publish/segments_with_stale_versions.sql")).fetchall()}
+    linked, filtered = [], []
+    for segment in segments:
+        versions_file = str(segment.table_file("study_versions"))
+        if versions_file in stale:
+            filtered.append(segment)
+        elif versions_file in with_versions:
+            linked.append(segment)
+    return linked, filtered
+
+
+def _link(source: Path, target: Path) -> Path:
+    """The segment's file in the state's folder without copying it: a hard link (segments are never modified, and
+    a link outlives a rebuild's removal of the old generation); a copy where the file system has no hard links."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
+    return target
+
+
+def _write_table(path: Path, table: str, relation) -> Path:
+    target = path / "tables" / table / CURRENT_ROWS_FILE
+    target.parent.mkdir()
+    relation.write_parquet(str(target), compression="zstd")
+    return target
 
 
 def load_all_versions(con, segments: list) -> None:

@@ -7,8 +7,10 @@
                         Parquet per table, plus segment.json (which receipts it consumed, its counts).
                         `rebuild` writes a new generation gNNNN beside the old one, so states still being
                         read keep their files; segments/GENERATION names the one in use
-      states/NNNNNN/    one published state: tables/*.parquet (current version of each study), a
-                        catalog.duckdb (views over those files, the methods as macros) and state.json
+      states/NNNNNN/    one published state: tables/<table>/*.parquet (current version of each study: the
+                        files of segments whose versions are all current, hard-linked, plus current.parquet with
+                        the current rows of the others), a catalog.duckdb (views over those files, the methods as
+                        macros) and state.json
       current           symlink to the published state; swapping it (os.replace) is the publish step
       tables            symlink to current/tables        (stable path for Parquet readers)
       ctmirror.duckdb   symlink to current/catalog.duckdb (stable path for `duckdb warehouse/ctmirror.duckdb`)
@@ -30,6 +32,8 @@ from pathlib import Path
 
 from ctmirror.errors import StateNotFound, WarehouseError
 
+# In a state's folder of a table, the rows that publish wrote (beside the segments' files it linked).
+CURRENT_ROWS_FILE = "current.parquet"
 # Published states kept for open readers, cursors and reruns (pinned ones are kept regardless).
 DEFAULT_KEEP_STATES = int(os.environ.get("CTMIRROR_KEEP_STATES", "5"))
 
@@ -77,6 +81,12 @@ class State:
     @property
     def tables(self) -> Path:
         return self.path / "tables"
+
+    def table_files(self, table: str) -> list[Path]:
+        """A table's Parquet files: a folder of them (the older layout, before ctmirror linked segments' files
+        into states, was one file per table)."""
+        folder = self.tables / table
+        return sorted(folder.glob("*.parquet")) if folder.is_dir() else [self.tables / f"{table}.parquet"]
 
 
 class Warehouse:

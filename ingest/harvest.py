@@ -329,8 +329,9 @@ class _Run:
         try:
             known: set[str] = set()
             if current is not None:
+                studies = [str(f) for f in current.table_files("studies")]
                 known = {r[0] for r in con.execute(read_sql("publish/present_studies.sql"),
-                                                   {"studies": str(current.tables / "studies.parquet")}).fetchall()}
+                                                   {"studies": studies}).fetchall()}
             run_receipts = self.cp["receipts"]
             seen = {r[0] for r in con.execute(read_sql("publish/seen_in_receipts.sql"), {
                 "sightings": [str(s.table_file("sightings")) for s in segments], "receipts": run_receipts,
@@ -389,7 +390,7 @@ def sync_from_bulk(warehouse: Warehouse, source: str, *, progress: Progress | No
         con = quiet(duckdb.connect())
         try:
             newest = con.execute(read_sql("publish/newest_update.sql"),
-                                 {"studies": str(state.tables / "studies.parquet")}).fetchone()[0]
+                                 {"studies": [str(f) for f in state.table_files("studies")]}).fetchone()[0]
         finally:
             con.close()
         SyncPaths(warehouse).write(SyncPaths(warehouse).state, {

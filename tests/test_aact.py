@@ -239,9 +239,10 @@ def test_a_folder_loads_like_its_zip_and_rebuild_reproduces_it(tmp_path, from_aa
     with Mirror(wh.root) as folder, Mirror(from_aact) as archive:
         query = "SELECT nct_id, content_hash FROM study_versions ORDER BY ALL"
         assert folder.sql(query).rows() == archive.sql(query).rows()
-    def tables() -> dict[str, bytes]:  # sync_runs is left out: the rebuild is one run more
-        return {p.name: p.read_bytes() for p in (wh.root / "tables").iterdir()
-                if p.suffix == ".parquet" and p.stem != "sync_runs"}
+    def tables() -> dict[str, list[bytes]]:  # sync_runs is left out: the rebuild is one run more
+        state = wh.current_state()
+        return {p.name: [f.read_bytes() for f in state.table_files(p.name)] for p in state.tables.iterdir()
+                if p.name != "sync_runs"}
 
     before = tables()
     rebuild(wh)

@@ -203,5 +203,32 @@ def test_folder_of_files_and_the_sample_together(tmp_path, records):
 def test_published_tables_are_plain_parquet(sample_warehouse):
     import polars as pl
 
-    studies = pl.read_parquet(Path(sample_warehouse) / "tables" / "studies.parquet")
+    studies = pl.read_parquet(Path(sample_warehouse) / "tables" / "studies" / "*.parquet")
     assert studies.height == 2279 and "nct_id" in studies.columns
+    with Mirror(sample_warehouse) as m:  # every table's folder holds exactly the rows of its view
+        for folder in sorted((Path(sample_warehouse) / "tables").iterdir()):
+            rows = pl.read_parquet(folder / "*.parquet").sort(pl.all())
+            assert rows.equals(m.sql(f"SELECT * FROM {folder.name}").sort(pl.all())), folder.name
+
+
+def test_a_state_links_segments_whose_versions_are_all_current_and_copies_the_rest(tmp_path, records):
+    first = [r for r in records if r["protocolSection"].get("conditionsModule", {}).get("conditions")][:30]
+    changed = copy.deepcopy(first[:5])
+    for record in changed:
+        record["protocolSection"]["conditionsModule"]["conditions"] = ["Changed Condition Text"]
+        record["protocolSection"]["statusModule"]["lastUpdatePostDateStruct"]["date"] = "2099-01-01"
+    wh = Warehouse(tmp_path / "w")
+    load_paths(wh, [write_ndjson(tmp_path / "first.ndjson", first)])
+    linked = wh.current_state().table_files("conditions")
+    assert [f.name for f in linked] == ["g0001-000001.parquet"]
+    assert linked[0].samefile(wh.segments()[0].table_file("conditions"))  # a hard link: no copy
+    load_paths(wh, [write_ndjson(tmp_path / "changed.ndjson", changed)])
+    files = wh.current_state().table_files("conditions")
+    assert [f.name for f in files] == ["current.parquet", "g0001-000002.parquet"]
+    assert files[1].samefile(wh.segments()[1].table_file("conditions"))
+    with Mirror(wh.root) as m:
+        rows = m.sql("SELECT nct_id, condition FROM conditions WHERE condition = 'Changed Condition Text'")
+        assert sorted(rows["nct_id"]) == sorted(nct(r) for r in changed)
+        counts = m.sql("SELECT nct_id, count(*) AS n FROM conditions GROUP BY nct_id")
+        expected = {nct(r): len(r["protocolSection"]["conditionsModule"]["conditions"]) for r in first + changed}
+        assert dict(zip(counts["nct_id"], counts["n"])) == expected  # no superseded version's row is left

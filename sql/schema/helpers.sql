@@ -52,17 +52,14 @@ CREATE OR REPLACE MACRO age_days(s) AS
 -- common typographic marks) turned to spaces, runs of spaces folded, a plain plural 's' dropped, one space
 -- padding each side. A phrase matches a text when search_norm(text) contains search_norm(phrase): whole words
 -- only, so 'ASA' never matches 'Glasgow', and 'Non-Alcoholic' matches 'non alcoholic'. Letters of every
--- script are kept. (translate rather than a Unicode regex, which costs ~5 ms to compile in every query; accents are
--- stripped only from text that has non-ASCII characters, strlen counting bytes and length characters.)
-CREATE OR REPLACE MACRO search_punctuation() AS
-    '!"#$%&''()*+,-./:;<=>?@[\]^_`{|}~–—‘’“”•·…®™°±×§¶«»¿¡' || chr(9) || chr(10) || chr(13) || chr(160);
-
+-- script are kept. Each run of punctuation and spaces becomes one space in one pass of a character class of
+-- literals (it compiles in 0.2 ms; a Unicode property class like \p{P} took ~5 ms in every query, and `translate`
+-- then a fold of spaces took 60% more time). Accents are stripped only from text that has non-ASCII characters,
+-- strlen counting bytes and length characters.
 CREATE OR REPLACE MACRO search_norm(s) AS
     regexp_replace(
-        regexp_replace(
-            translate(' ' || lower(CASE WHEN strlen(s) = length(s) THEN s ELSE strip_accents(s) END) || ' ',
-                      search_punctuation(), repeat(' ', length(search_punctuation()))),
-            '  +', ' ', 'g'),
+        regexp_replace(' ' || lower(CASE WHEN strlen(s) = length(s) THEN s ELSE strip_accents(s) END) || ' ',
+                       '[!"#$%&''()*+,\-./:;<=>?@\[\\\]\^_`{|}~–—‘’“”•·…®™°±×§¶«»¿¡\t\n\r\x{a0} ]+', ' ', 'g'),
         '(\S{3})s ', '\1 ', 'g');
 
 -- status_rank(s): how active a trial is, most active first (recruiting preferred).
