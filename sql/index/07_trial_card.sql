@@ -73,15 +73,21 @@ LEFT JOIN intr USING (nct_id)
 LEFT JOIN coll USING (nct_id)
 LEFT JOIN outc USING (nct_id)
 LEFT JOIN refs USING (nct_id)
+),
+-- Numbered in narrow queries of their own and joined: a window over the wide rows sorted every card's lists, twice.
+numbers AS (SELECT nct_id, (row_number() OVER (ORDER BY nct_id))::INTEGER AS study_no FROM studies),
+-- The sponsor's place in sponsor order: grouping and ranking by it is grouping and ranking by the name.
+sponsors AS (
+    SELECT sponsor, (dense_rank() OVER (ORDER BY sponsor))::INTEGER AS sponsor_key
+    FROM (SELECT DISTINCT coalesce(lead_sponsor, '') AS sponsor FROM studies)
 )
 SELECT
-    (row_number() OVER (ORDER BY nct_id))::INTEGER AS study_no,
-    * EXCLUDE (conditions, drug_names, collaborators, primary_outcomes, "references"),
+    study_no,
+    base.* EXCLUDE (conditions, drug_names, collaborators, primary_outcomes, "references"),
     drug_names[1] AS first_drug,
     phase_order(phases) AS phase_order,
     phase_mask(phases) AS phase_mask,
-    -- The sponsor's place in sponsor order: grouping and ranking by it is grouping and ranking by the name.
-    (dense_rank() OVER (ORDER BY sponsor))::INTEGER AS sponsor_key,
+    sponsor_key,
     to_json({
         'nct_id': nct_id, 'title': title, 'official_title': official_title, 'brief_summary': brief_summary,
         'phase': phase,
@@ -93,7 +99,9 @@ SELECT
         'as_of_exact': as_of_exact, 'version': content_hash
     })::VARCHAR AS card
 FROM base
-ORDER BY nct_id;
+JOIN numbers USING (nct_id)
+JOIN sponsors USING (sponsor)
+ORDER BY study_no;
 -- The Python API reads the cards of a call's trials by their numbers: an index lookup of literal keys, where a
 -- join would scan every card.
 CREATE UNIQUE INDEX trial_card_study_no ON trial_card (study_no);
