@@ -25,6 +25,7 @@ import fcntl
 import json
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -141,8 +142,15 @@ class Warehouse:
             fcntl.flock(lock_file, fcntl.LOCK_UN)
             lock_file.close()
 
+    def new_scratch_dir(self) -> Path:
+        """A writer's scratch folder (staged batches, DuckDB's spill), inside the warehouse so that one left by a
+        killed writer is swept by the next rather than left in the system's temporary folder."""
+        return Path(tempfile.mkdtemp(prefix=".scratch-", dir=self.root))
+
     def _sweep_temporaries(self) -> None:
         """Leftovers of a writer that was killed: never referenced by anything published."""
+        for leftover in self.root.glob(".scratch-*"):
+            shutil.rmtree(leftover, ignore_errors=True)
         if self.segments_dir.is_dir():
             for leftover in self.segments_dir.glob(".tmp-*"):
                 shutil.rmtree(leftover, ignore_errors=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, nullcontext
@@ -156,7 +157,7 @@ class Normalizer:
         self.batch_records = batch_records
         self.batch_bytes = batch_bytes
         self.on_record = on_record
-        self._scratch = Path(tempfile.mkdtemp(prefix="ctmirror-"))
+        self._scratch = warehouse.new_scratch_dir()
         self.con = new_connection(self._scratch, threads=BESIDE_PYTHON)
         self.shape = record_shape(self.con)
         self._writers = ThreadPoolExecutor(max_workers=PARALLEL_WRITERS, thread_name_prefix="ctmirror-table")
@@ -164,9 +165,7 @@ class Normalizer:
     def close(self) -> None:
         self._writers.shutdown()
         self.con.close()
-        for leftover in self._scratch.glob("*"):
-            leftover.unlink(missing_ok=True)
-        self._scratch.rmdir()
+        shutil.rmtree(self._scratch, ignore_errors=True)
 
     def pending(self) -> list[tuple[Receipt, int]]:
         """Receipts not yet fully consumed, each with the index of its first unconsumed record."""

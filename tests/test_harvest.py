@@ -219,8 +219,11 @@ def test_sigkill_anywhere_then_resume_equals_an_uninterrupted_run(tmp_path, subs
         killed = subprocess.run(command, env={**os.environ, "CTMIRROR_CRASH_AT": point}, capture_output=True,
                                 text=True, timeout=300)
         assert killed.returncode == -9, killed.stderr
+        if not point.startswith(("state_tables_written", "published")):  # killed while normalising
+            assert list((tmp_path / "w").glob(".scratch-*")), "the killed writer's scratch is in the warehouse"
         resumed = subprocess.run(command, capture_output=True, text=True, timeout=300)
         assert resumed.returncode == 0, resumed.stderr
+    assert not list((tmp_path / "w").glob(".scratch-*"))  # swept by the next writer, then its own removed
     assert_same_tables(tmp_path / "w", loaded_subset)
     with Mirror(tmp_path / "w") as m:
         assert m.sql("SELECT count(*) AS n FROM sync_runs")["n"][0] == 1
