@@ -53,29 +53,30 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES)
         for table in current_tables():
             folder = path / "tables" / table
             folder.mkdir()
-            views[table] = [_link(segment.table_file(table), folder / f"{segment_name(segment)}.parquet")
+            views[table] = [_link(segment.table_file(table), folder / f"{_segment_name(segment)}.parquet")
                             for segment in linked]
             if filtered or not linked:
                 copies[table] = ("publish/current_rows.sql", filtered or segments)
         index_inputs = {t: [s.table_file(t) for s in segments] for t in INDEX_INPUT_TABLES}
 
-        def write_current(table: str) -> None:
+        def write_current(table: str) -> Path:
             # on a cursor each, side by side (see PARALLEL_WRITERS)
             query, sources = copies[table]
-            target = path / "tables" / table / CURRENT_ROWS_FILE
-            target.parent.mkdir(exist_ok=True)
+            target = _current_rows_file(path, table)
             cursor = quiet(con.cursor())
             try:
                 write_ordered(cursor, table, read_sql(query), {"files": [str(s.table_file(table)) for s in sources]},
                               target)
             finally:
                 cursor.close()
+            return target
 
+        order = slowest_first(list(copies), SLOWEST_TO_PUBLISH)
         writers = ThreadPoolExecutor(max_workers=PARALLEL_WRITERS, thread_name_prefix="ctmirror-publish")
         with (side_by_side(con) if len(copies) > 1 else all_cores(con)), writers as pool:
-            list(pool.map(write_current, slowest_first(list(copies), SLOWEST_TO_PUBLISH)))
-        for table in copies:
-            views[table] = [*views.get(table, []), path / "tables" / table / CURRENT_ROWS_FILE]
+            written = list(pool.map(write_current, order))
+        for table, target in zip(order, written):
+            views[table] = [*views.get(table, []), target]
         views["registry_removals"] = [_write_table(path, "registry_removals", con.table("registry_removals"))]
         for table in HISTORY_TABLES:
             views[table] = [s.table_file(table) for s in segments]
@@ -109,7 +110,7 @@ def current_tables() -> list[str]:
     return [t for t in normalised_tables() if t not in ("studies", "study_versions", *INDEX_INPUT_TABLES)]
 
 
-def segment_name(segment: Segment) -> str:
+def _segment_name(segment: Segment) -> str:
     return f"{segment.path.parent.name}-{segment.segment_id}"
 
 
@@ -117,15 +118,12 @@ def _split_segments(con, segments: list[Segment]) -> tuple[list[Segment], list[S
     """(linked, filtered): segments all of whose versions are current, whose files are the state's rows as they
     are; and segments holding a superseded version, whose current rows are copied. A segment that added no
     version is neither: it has no rows in any current table."""
-    with_versions = {row[0] for row in con.execute(read_sql("publish/segments_with_versions.sql")).fetchall()}
-    stale = {row[0] for row in con.execute(read_sql("publish/segments_with_stale_versions.sql")).fetchall()}
+    stale_by_file = dict(con.execute(read_sql("publish/segment_currency.sql")).fetchall())
     linked, filtered = [], []
     for segment in segments:
-        versions_file = str(segment.table_file("study_versions"))
-        if versions_file in stale:
-            filtered.append(segment)
-        elif versions_file in with_versions:
-            linked.append(segment)
+        stale = stale_by_file.get(str(segment.table_file("study_versions")))
+        if stale is not None:
+            (filtered if stale else linked).append(segment)
     return linked, filtered
 
 
@@ -139,9 +137,15 @@ def _link(source: Path, target: Path) -> Path:
     return target
 
 
-def _write_table(path: Path, table: str, relation) -> Path:
+def _current_rows_file(path: Path, table: str) -> Path:
+    """Where a state keeps the rows publish wrote for a table, its folder made."""
     target = path / "tables" / table / CURRENT_ROWS_FILE
-    target.parent.mkdir()
+    target.parent.mkdir(exist_ok=True)
+    return target
+
+
+def _write_table(path: Path, table: str, relation) -> Path:
+    target = _current_rows_file(path, table)
     relation.write_parquet(str(target), compression="zstd")
     return target
 
