@@ -39,8 +39,11 @@ PARALLEL_WRITERS = CORES
 # DuckDB threads of a connection that runs beside Python validating the next records: a core is left to Python.
 BESIDE_PYTHON = max(1, CORES - 1)
 # Segment tables whose bytes are mostly texts that never repeat (each version's raw JSON): dictionary encoding
-# them cost 12% of writing study_versions and saved no byte.
+# them cost 12% of writing study_versions and saved no byte. They are written in the smallest row groups DuckDB
+# makes (one vector of rows): the Parquet writer buffers a row group's column whole, and a batch's 150 MB of JSON
+# in one group had it fault in fresh memory for every segment (a sixth of a harvest's page faults).
 UNREPEATED_TEXTS = ("study_versions",)
+UNREPEATED_TEXT_ROW_GROUP_ROWS = 2_048
 # A writer's DuckDB keeps the memory one batch used for the next instead of handing it back to the system after
 # each query: the kernel's faulting it in afresh was a sixth of a harvest's CPU (1.3 million minor page faults for
 # 50,000 records, mostly COPY's row buffers and the Parquet writer's). The blocks kept are capped; all of it goes
@@ -128,13 +131,13 @@ def new_connection(temp_dir: Path | None = None, *, threads: int | None = None) 
 
 
 def write_parquet(con: duckdb.DuckDBPyConnection, query: str, params: dict | None, target: Path, *,
-                  dictionaries: bool = True) -> None:
+                  unrepeated_texts: bool = False) -> None:
     """A query's rows as zstd Parquet at level 1: the files are written once and read often, and level 1
     compresses about twice as fast as the default for a few percent more bytes. The path is ours, quoted as a
-    literal (COPY takes no parameter for it); the query's own parameters stay bound. Without `dictionaries`,
-    no column is dictionary-encoded: for a table whose bytes are texts that never repeat, building the
-    dictionaries is wasted."""
-    options = "" if dictionaries else ", DICTIONARY_SIZE_LIMIT 1"
+    literal (COPY takes no parameter for it); the query's own parameters stay bound. With `unrepeated_texts`
+    (see UNREPEATED_TEXTS), no column is dictionary-encoded and row groups are small."""
+    options = (f", DICTIONARY_SIZE_LIMIT 1, ROW_GROUP_SIZE {UNREPEATED_TEXT_ROW_GROUP_ROWS}"
+               if unrepeated_texts else "")
     con.execute(f"COPY (\n{query.rstrip().rstrip(';')}\n) TO {sql_literal(str(target))} "
                 f"(FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1{options})", params)
 
@@ -218,7 +221,8 @@ class Normalizer:
         query, params, target = write
         cursor = quiet(self.con.cursor())
         try:
-            write_parquet(cursor, read_sql(query), params, target, dictionaries=target.stem not in UNREPEATED_TEXTS)
+            write_parquet(cursor, read_sql(query), params, target,
+                          unrepeated_texts=target.stem in UNREPEATED_TEXTS)
         finally:
             cursor.close()
         return target
