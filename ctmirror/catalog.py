@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from pathlib import Path
 
 import duckdb
@@ -75,15 +76,19 @@ def _view_sql(template: str, view: str, files: list[Path]) -> str:
 
 
 def build_catalog(path: Path, tables: dict[str, list[Path]],
-                  current_rows: dict[str, list[Path]] | None = None) -> None:
+                  current_rows: dict[str, list[Path]] | None = None,
+                  con: duckdb.DuckDBPyConnection | None = None) -> None:
     """tables: view name → the Parquet files it reads (absolute, final paths). current_rows: view name → segment
-    files holding every version's rows, of which the view shows the current versions' (those of `studies`)."""
+    files holding every version's rows, of which the view shows the current versions' (those of `studies`).
+    con: a writer's connection to build on (see ctmirror.publish), left as it was found; by default a new one."""
+    if con is None:
+        with closing(quiet(duckdb.connect(config=KEEP_MEMORY))) as own:
+            return build_catalog(path, tables, current_rows, own)
     path.unlink(missing_ok=True)
+    con.execute(read_sql("session/catalog_writer.sql"))  # a database setting: the index's cursors share it
     # The row group size is an option of ATTACH only, and a file keeps it only while attached so.
-    con = quiet(duckdb.connect(config=KEEP_MEMORY))
+    con.execute(f"ATTACH {sql_literal(str(path))} AS {CATALOG_ALIAS} (ROW_GROUP_SIZE {CATALOG_ROW_GROUP_ROWS})")
     try:
-        con.execute(read_sql("session/catalog_writer.sql"))  # a database setting: the index's cursors share it
-        con.execute(f"ATTACH {sql_literal(str(path))} AS {CATALOG_ALIAS} (ROW_GROUP_SIZE {CATALOG_ROW_GROUP_ROWS})")
         _in_catalog(con)
         for name in sql_files("schema"):
             con.execute(read_sql(name))
@@ -102,4 +107,5 @@ def build_catalog(path: Path, tables: dict[str, list[Path]],
         con.execute(read_sql("publish/catalog_format.sql"), {"format": CATALOG_FORMAT})
         con.execute(f"CHECKPOINT {CATALOG_ALIAS}")
     finally:
-        con.close()
+        con.execute(read_sql("session/catalog_writer_done.sql"))
+        con.execute(f"DETACH {CATALOG_ALIAS}")

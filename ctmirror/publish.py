@@ -6,7 +6,10 @@ import json
 import os
 import shutil
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from pathlib import Path
+
+import duckdb
 
 from ctmirror.catalog import build_catalog
 from ctmirror.sqlfiles import read_sql
@@ -38,12 +41,19 @@ def check_segments(segments: list) -> None:
                 hint="run `ctmirror rebuild` once: it renormalises every record from raw/ (no network)")
 
 
-def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES) -> State:
+def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
+            con: duckdb.DuckDBPyConnection | None = None) -> State:
+    """A new state from every segment. `con`: the connection the writer normalised on, if it has one (see
+    `Normalizer.con`); publishing on it, rather than on a new DuckDB, reuses memory that DuckDB has faulted in
+    already. A new DuckDB faulted in every block it used: 230,000 page faults of a 50,000-record harvest's 1.1
+    million, and 3% of its time."""
+    if con is None:
+        with closing(new_connection()) as own:
+            return publish(warehouse, run=run, keep=keep, con=own)
     segments = warehouse.segments()
     check_segments(segments)
     state_id, path = warehouse.new_state_dir()
-    con = new_connection()
-    try:
+    with all_cores(con):
         load_all_versions(con, segments)
         con.execute(read_sql("publish/current_versions.sql"))
         _load_removals(con, warehouse, segments)
@@ -87,10 +97,8 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES)
             con.execute(read_sql("publish/state_counts.sql"),
                         {"quarantine": [str(s.table_file("quarantine")) for s in segments]}).fetchone(),
         ))
-    finally:
-        con.close()
-    crash_point("state_tables_written")
-    build_catalog(path / "catalog.duckdb", views, current_rows=index_inputs)
+        crash_point("state_tables_written")
+        build_catalog(path / "catalog.duckdb", views, current_rows=index_inputs, con=con)
     meta = {
         "state_id": state_id,
         "published_at": utc_now(),

@@ -107,9 +107,14 @@ def sync(warehouse: Warehouse, options: SyncOptions, progress: Progress | None =
                 progress.note(f"resuming run {checkpoint['run_id']} ({checkpoint['mode']}) after page "
                               f"{checkpoint['pages']}")
             progress.start(checkpoint.get("total"))
-            run = _Run(warehouse, paths, client, options, checkpoint, progress)
-            run.harvest()
-            return run.finish()
+            # One normaliser for the whole run, publishing included (see ctmirror.publish.publish)
+            normalizer = Normalizer(warehouse)
+            try:
+                run = _Run(warehouse, paths, client, options, checkpoint, progress, normalizer)
+                run.harvest()
+                return run.finish()
+            finally:
+                normalizer.close()
         finally:
             client.close()
 
@@ -159,9 +164,10 @@ def _data_timestamp(client: PoliteClient) -> str | None:
 
 class _Run:
     def __init__(self, warehouse: Warehouse, paths: SyncPaths, client: PoliteClient, options: SyncOptions,
-                 checkpoint: dict, progress: Progress) -> None:
+                 checkpoint: dict, progress: Progress, normalizer: Normalizer) -> None:
         self.warehouse, self.paths, self.client = warehouse, paths, client
         self.options, self.cp, self.progress = options, checkpoint, progress
+        self.normalizer = normalizer
         self.raw = RawStore(warehouse.root)
         self.started = time.monotonic()
 
@@ -177,13 +183,9 @@ class _Run:
         # The loader's batches (10,000 records; the first a quarter of that, so normalising starts early): DuckDB
         # normalises one while the next pages are fetched and validated. Batches of 4,000 cost 9% more CPU in
         # the fixed work of each (21 files written, the receipts, the counts), measured on 50,000 records.
-        normalizer = Normalizer(self.warehouse)
-        try:
-            normalizer.run()  # what an interrupted run stored but did not normalise
-            with normalizer.session() as feed:
-                self._pages(feed)
-        finally:
-            normalizer.close()
+        self.normalizer.run()  # what an interrupted run stored but did not normalise
+        with self.normalizer.session() as feed:
+            self._pages(feed)
 
     def _pages(self, feed) -> None:
         while self.cp["phase"] == "harvesting":
@@ -231,16 +233,9 @@ class _Run:
         self.cp["next_token"] = None
         self.save()
 
-    def _normalise(self) -> None:
-        normalizer = Normalizer(self.warehouse)
-        try:
-            normalizer.run()
-        finally:
-            normalizer.close()
-
     # ---- finishing ----------------------------------------------------------------------------------
     def finish(self) -> SyncResult:
-        self._normalise()
+        self.normalizer.run()
         end_timestamp = _data_timestamp(self.client)
         if end_timestamp != self.cp["data_timestamp"]:
             note = (f"the registry's data timestamp changed during the harvest ({self.cp['data_timestamp']} → "
@@ -252,7 +247,7 @@ class _Run:
                 self.cp["notes"].append(note)
                 self.progress.note(note)
         removed, merged = self._find_removed()
-        self._normalise()
+        self.normalizer.run()
         counts = self._counts()
         finished = utc_now()
         run = {
@@ -267,7 +262,7 @@ class _Run:
         }
         record_run(self.warehouse, run)
         publish_started, publish_cpu_started = time.monotonic(), time.process_time()
-        state = publish(self.warehouse, run=run)
+        state = publish(self.warehouse, run=run, con=self.normalizer.con)
         publish_seconds = time.monotonic() - publish_started
         publish_cpu = time.process_time() - publish_cpu_started
         self.paths.write(self.paths.state, {
@@ -375,18 +370,18 @@ def sync_from_bulk(warehouse: Warehouse, source: str, *, progress: Progress | No
         normalizer = Normalizer(warehouse, on_record=lambda n: progress.page(n, None))
         try:
             normalizer.run()
+            counts = warehouse.counts_since(first_segment)
+            run = {
+                "run_id": uuid.uuid4().hex[:12], "command": "sync", "source": "bulk", "origin": receipt.origin,
+                "status": "completed", "started_at": started.rstrip("Z"), "finished_at": utc_now().rstrip("Z"),
+                "data_timestamp": None, **counts,
+                "unchanged": counts["records"] - counts["versions_added"] - counts["quarantined"],
+                "removed": 0, "pages": None, "retries": None, "note": None,
+            }
+            record_run(warehouse, run)
+            state = publish(warehouse, run=run, con=normalizer.con)
         finally:
             normalizer.close()
-        counts = warehouse.counts_since(first_segment)
-        run = {
-            "run_id": uuid.uuid4().hex[:12], "command": "sync", "source": "bulk", "origin": receipt.origin,
-            "status": "completed", "started_at": started.rstrip("Z"), "finished_at": utc_now().rstrip("Z"),
-            "data_timestamp": None, **counts,
-            "unchanged": counts["records"] - counts["versions_added"] - counts["quarantined"],
-            "removed": 0, "pages": None, "retries": None, "note": None,
-        }
-        record_run(warehouse, run)
-        state = publish(warehouse, run=run)
         con = quiet(duckdb.connect())
         try:
             newest = con.execute(read_sql("publish/newest_update.sql"),

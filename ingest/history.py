@@ -84,16 +84,16 @@ def fetch_history(warehouse: Warehouse, nct_ids: list[str], *, base_url: str, mi
         normalizer = Normalizer(warehouse)
         try:
             normalizer.run()
+            counts = warehouse.counts_since(checkpoint["first_segment"])
+            run = {"run_id": checkpoint["run_id"], "command": "history", "source": "history", "origin": base_url,
+                   "status": "completed", "started_at": checkpoint["started_at"].rstrip("Z"),
+                   "finished_at": utc_now().rstrip("Z"), "data_timestamp": None, **counts,
+                   "unchanged": counts["records"] - counts["versions_added"] - counts["quarantined"],
+                   "removed": 0, "pages": checkpoint["versions"], "retries": client.retries, "note": None}
+            record_run(warehouse, run)
+            state = publish(warehouse, run=run, con=normalizer.con)
         finally:
             normalizer.close()
-        counts = warehouse.counts_since(checkpoint["first_segment"])
-        run = {"run_id": checkpoint["run_id"], "command": "history", "source": "history", "origin": base_url,
-               "status": "completed", "started_at": checkpoint["started_at"].rstrip("Z"),
-               "finished_at": utc_now().rstrip("Z"), "data_timestamp": None, **counts,
-               "unchanged": counts["records"] - counts["versions_added"] - counts["quarantined"], "removed": 0,
-               "pages": checkpoint["versions"], "retries": client.retries, "note": None}
-        record_run(warehouse, run)
-        state = publish(warehouse, run=run)
         checkpoint_path.unlink(missing_ok=True)
     summary = (f"History of {len(nct_ids)} studies: {checkpoint['versions']} versions fetched, "
                f"{counts['versions_added']} new; published state {state.state_id}.")

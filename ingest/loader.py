@@ -87,11 +87,10 @@ def load_aact(warehouse: Warehouse, path: Path, *, dump_date: str | None = None,
         try:
             with normalizer.session() as feed:
                 feed.add(receipt, dump.candidates())
-            counts = feed.counts
+            return _record_and_publish(normalizer, feed.counts, command="load-aact", source="aact",
+                                       origin=str(path), started=started, extra={"data_timestamp": dump_date})
         finally:
             normalizer.close()
-        return _record_and_publish(warehouse, counts, command="load-aact", source="aact",
-                                   origin=str(path), started=started, extra={"data_timestamp": dump_date})
 
 
 @contextmanager
@@ -137,14 +136,15 @@ def _normalise_and_publish(warehouse: Warehouse, *, command: str, source: str, o
     normalizer = Normalizer(warehouse, on_record=on_record)
     try:
         counts = normalizer.run()
+        return _record_and_publish(normalizer, counts, command=command, source=source, origin=origin,
+                                   started=started, extra=extra)
     finally:
         normalizer.close()
-    return _record_and_publish(warehouse, counts, command=command, source=source, origin=origin,
-                               started=started, extra=extra)
 
 
-def _record_and_publish(warehouse: Warehouse, counts: LoadCounts, *, command: str, source: str, origin: str,
+def _record_and_publish(normalizer: Normalizer, counts: LoadCounts, *, command: str, source: str, origin: str,
                         started: str, extra: dict | None) -> LoadResult:
+    warehouse = normalizer.warehouse
     run = {
         "run_id": uuid.uuid4().hex[:12], "command": command, "source": source, "origin": origin,
         "status": "completed", "started_at": started.rstrip("Z"), "finished_at": utc_now().rstrip("Z"),
@@ -154,7 +154,7 @@ def _record_and_publish(warehouse: Warehouse, counts: LoadCounts, *, command: st
         "retries": None, "note": None, **(extra or {}),
     }
     record_run(warehouse, run)
-    state = publish(warehouse, run=run)
+    state = publish(warehouse, run=run, con=normalizer.con)
     return LoadResult(run=run, counts=counts, state=state)
 
 

@@ -151,7 +151,8 @@ def record_shape(con: duckdb.DuckDBPyConnection) -> RecordShape:
 
 
 class Normalizer:
-    """Consumes pending receipts into segments. Use inside `Warehouse.writing()`."""
+    """Consumes pending receipts into segments. Use inside `Warehouse.writing()`. Its `con` is the writer's
+    DuckDB: a writer publishes on it too, before `close()` (see ctmirror.publish.publish)."""
 
     def __init__(self, warehouse: Warehouse, *, batch_records: int = BATCH_RECORDS,
                  batch_bytes: int = BATCH_BYTES, on_record: Callable[[int], None] | None = None) -> None:

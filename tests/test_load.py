@@ -232,3 +232,30 @@ def test_a_state_links_segments_whose_versions_are_all_current_and_copies_the_re
         counts = m.sql("SELECT nct_id, count(*) AS n FROM conditions GROUP BY nct_id")
         expected = {nct(r): len(r["protocolSection"]["conditionsModule"]["conditions"]) for r in first + changed}
         assert dict(zip(counts["nct_id"], counts["n"])) == expected  # no superseded version's row is left
+
+
+def test_a_writer_publishes_on_its_own_duckdb_and_gets_it_back_as_it_was(tmp_path, records):
+    from ctmirror.publish import publish, record_run
+    from ingest.normalize import Normalizer
+    from ingest.raw_store import RawStore
+
+    def settings(con) -> tuple:
+        return con.execute("SELECT current_setting('threads'), current_setting('disabled_compression_methods'), "
+                           "current_database(), (SELECT list(database_name ORDER BY database_name) "
+                           "FROM duckdb_databases() WHERE NOT internal)").fetchone()
+
+    wh = Warehouse(tmp_path / "w")
+    with wh.writing():
+        RawStore(wh.root).receive_file(write_ndjson(tmp_path / "some.ndjson", records[:40]), source="file")
+        normalizer = Normalizer(wh)
+        try:
+            normalizer.run()
+            before = settings(normalizer.con)
+            run = {"run_id": "on-the-writers-duckdb", "command": "load", "status": "completed"}
+            record_run(wh, run)
+            publish(wh, run=run, con=normalizer.con)
+            assert settings(normalizer.con) == before  # its threads, compression, default database; no catalog
+        finally:
+            normalizer.close()
+    with Mirror(wh.root) as m:
+        assert m.sql("SELECT count(*) AS n FROM trial_card")["n"][0] == 40
