@@ -317,10 +317,12 @@ class _Builder:
                                   "QUALIFY row_number() OVER (PARTITION BY t.nct_id ORDER BY t.id) = 1")
                 self.leaves[path] = _json_of(f"{alias}.v")
         record = _json_tree(self.leaves, field_types())
-        with_clause = ("WITH " + ",\n".join(self.ctes) + "\n") if self.ctes else ""
-        return (f"{with_clause}SELECT s.nct_id, encode({record}) AS record\n"
-                f"FROM aact_studies AS s\n" + "\n".join(self.joins) +
-                f"\nWHERE {_CHUNK.format(alias='s')} ORDER BY s.nct_id")
+        # The chunk's studies first, on their own: filtered where they are joined, every study of the dump went
+        # through each of the fifty joins before the filter (0.43 s for a chunk of one study at 100,224, 0.23 now).
+        chunk = f"chunk_studies AS MATERIALIZED (SELECT * FROM aact_studies AS s WHERE {_CHUNK.format(alias='s')})"
+        return ("WITH " + ",\n".join([chunk, *self.ctes]) + "\n"
+                f"SELECT s.nct_id, encode({record}) AS record\n"
+                f"FROM chunk_studies AS s\n" + "\n".join(self.joins) + "\nORDER BY s.nct_id")
 
     def _bind(self, value: object) -> str:
         """A constant, as a column of the row of arguments (see AactDump.candidates)."""
