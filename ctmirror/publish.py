@@ -45,8 +45,8 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
             con: duckdb.DuckDBPyConnection | None = None) -> State:
     """A new state from every segment. `con`: the connection the writer normalised on, if it has one (see
     `Normalizer.con`); publishing on it, rather than on a new DuckDB, reuses memory that DuckDB has faulted in
-    already. A new DuckDB faulted in every block it used: 230,000 page faults of a 50,000-record harvest's 1.1
-    million, and 3% of its time."""
+    already. A new DuckDB faulted in every block it used: 150,000-200,000 of a 50,000-record harvest's 1.1 million
+    page faults, and about 1% of its time."""
     if con is None:
         with closing(new_connection()) as own:
             return publish(warehouse, run=run, keep=keep, con=own)

@@ -318,7 +318,7 @@ class _Builder:
                 self.leaves[path] = _json_of(f"{alias}.v")
         record = _json_tree(self.leaves, field_types())
         # The chunk's studies first, on their own: filtered where they are joined, every study of the dump went
-        # through each of the fifty joins before the filter (0.43 s for a chunk of one study at 100,224, 0.23 now).
+        # through each of the fifty joins before the filter (0.43 s for a chunk of one study at 100,224, 0.23-0.26 now).
         chunk = f"chunk_studies AS MATERIALIZED (SELECT * FROM aact_studies AS s WHERE {_CHUNK.format(alias='s')})"
         return ("WITH " + ",\n".join([chunk, *self.ctes]) + "\n"
                 f"SELECT s.nct_id, encode({record}) AS record\n"
