@@ -75,6 +75,8 @@ LEFT JOIN outc USING (nct_id)
 LEFT JOIN refs USING (nct_id)
 ),
 -- Numbered in narrow queries of their own and joined: a window over the wide rows sorted every card's lists, twice.
+-- study_no is study_number's numbering (00_study_number.sql), computed again here because this table is built
+-- beside the search index, not after it; both number the same current studies in nct_id order.
 numbers AS (SELECT nct_id, (row_number() OVER (ORDER BY nct_id))::INTEGER AS study_no FROM studies),
 -- The sponsor's place in sponsor order: grouping and ranking by it is grouping and ranking by the name.
 sponsors AS (
