@@ -18,7 +18,7 @@ import shutil
 import tempfile
 import zipfile
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -136,45 +136,57 @@ class AactDump:
         if unnamed:
             raise AactDumpError(f"AACT dump {self.label}: studies.txt: {unnamed} row(s) have no nct_id")
         # The reassembly runs beside the normaliser's DuckDB and Python's validation: on two cores a second thread
-        # only added contention (100,224 studies: 112 s of CPU instead of 129, 67-69 s instead of 69).
+        # only added contention (100,224 studies: 112 s of CPU instead of 129, 67-69 s instead of 69). The first
+        # chunk too, though it runs while the dump is stored: on two threads the load was slower (53.0-53.1 s
+        # against 50.4-50.5, alternating), and not because the plan differs (each chunk took as long after).
         con.execute(read_sql("session/threads.sql"), {"threads": BESIDE_PYTHON})
         self.con = con
 
-    def candidates(self) -> Iterator[Candidate]:
+    @contextmanager
+    def reassembled(self) -> Iterator[Iterator[Candidate]]:
         """Every study as a candidate record, in nct_id order; then the studies a refused row quarantines
-        (all of a study or none of it: a half-read study is never loaded)."""
+        (all of a study or none of it: a half-read study is never loaded). The first chunk is put together from
+        the moment the block is entered, while the caller stores the dump and sets up its normaliser."""
         query, params = reassembly_sql(set(self.tables), self.parent_key)
         every = {"every": CHUNK_STUDIES}
         ids = [r[0] for r in self.con.execute(read_sql("aact/chunk_starts.sql"), every).fetchall()]
-        # Prepared once: planning the query took 0.6 s, a fifth of putting a chunk together. Its arguments (the
-        # chunk's bounds, the mapping's constants) are a row it reads, bound when written, so the plan holds.
+        bounds = list(zip(ids, [*ids[1:], None]))
         reassembly = self.con.cursor()
-        columns = ", ".join(f"${name} AS {_ident(name)}" for name in ("lo", "hi", *params))
-        reassembly.execute(f"CREATE OR REPLACE TABLE aact_args AS SELECT {columns}",
-                           {"lo": "", "hi": _AFTER_ALL, **params})
-        reassembly.execute(f"PREPARE aact_reassembly AS {query}")
+
+        def prepare() -> None:
+            # Prepared once: planning the query took 0.6 s, a fifth of putting a chunk together. Its arguments (the
+            # chunk's bounds, the mapping's constants) are a row it reads, bound when written, so the plan holds.
+            columns = ", ".join(f"${name} AS {_ident(name)}" for name in ("lo", "hi", *params))
+            reassembly.execute(f"CREATE OR REPLACE TABLE aact_args AS SELECT {columns}",
+                               {"lo": "", "hi": _AFTER_ALL, **params})
+            reassembly.execute(f"PREPARE aact_reassembly AS {query}")
 
         def chunk(lo: str, hi: str | None) -> list[tuple[str, bytes]]:
             reassembly.execute(read_sql("aact/chunk_bounds.sql"), {"lo": lo, "hi": hi or _AFTER_ALL})
             return reassembly.execute("EXECUTE aact_reassembly").fetchall()
 
-        # In chunks of studies, so memory stays bounded however big the dump. The next chunk is put together on
-        # a cursor of its own while this one's records are validated and handed to the normaliser (a third
-        # thread); records come as bytes (the query encodes them), which is what validation and staging read.
-        bounds = list(zip(ids, [*ids[1:], None]))
+        def first(lo: str, hi: str | None) -> list[tuple[str, bytes]]:
+            prepare()
+            return chunk(lo, hi)
+
+        def in_order(ahead: ThreadPoolExecutor, upcoming: Future | None) -> Iterator[Candidate]:
+            # In chunks of studies, so memory stays bounded however big the dump. The next chunk is put together
+            # on a cursor of its own while this one's records are validated and handed to the normaliser (a
+            # third thread); records come as bytes (the query encodes them), which validation and staging read.
+            for n in range(len(bounds)):
+                rows = upcoming.result()
+                upcoming = ahead.submit(chunk, *bounds[n + 1]) if n + 1 < len(bounds) else None
+                for nct_id, record in rows:
+                    if nct_id not in self.bad:
+                        yield Candidate(f"studies.txt {nct_id}", data=record)
+            for nct_id, (where, reason, text) in sorted(self.bad.items()):
+                yield Candidate(where, problem=reason, raw_text=text, nct_id=nct_id)
+
         try:
             with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ctmirror-aact") as ahead:
-                upcoming = ahead.submit(chunk, *bounds[0]) if bounds else None
-                for n in range(len(bounds)):
-                    rows = upcoming.result()
-                    upcoming = ahead.submit(chunk, *bounds[n + 1]) if n + 1 < len(bounds) else None
-                    for nct_id, record in rows:
-                        if nct_id not in self.bad:
-                            yield Candidate(f"studies.txt {nct_id}", data=record)
+                yield in_order(ahead, ahead.submit(first, *bounds[0]) if bounds else None)
         finally:
             reassembly.close()
-        for nct_id, (where, reason, text) in sorted(self.bad.items()):
-            yield Candidate(where, problem=reason, raw_text=text, nct_id=nct_id)
 
     def _bad_rows(self, con: duckdb.DuckDBPyConnection) -> dict[str, tuple[str, str, str]]:
         """Studies with a row DuckDB refused: nct_id → (file and line, reason, the row's text). The first
@@ -264,7 +276,8 @@ def dump_candidates(path: Path) -> Iterator[Candidate]:
         except AactDumpError as exc:
             yield Candidate("dump", problem=str(exc), raw_text="")
             return
-        yield from dump.candidates()
+        with dump.reassembled() as candidates:
+            yield from candidates
 
 
 @contextmanager
@@ -379,7 +392,10 @@ class _Builder:
         for (root, member), view in LINKED_MEMBERS.items():
             if root == entry.root and "design_group_interventions" in self.available:
                 link_alias = f"{alias}l{len(joins)}"
-                joins.append(f"LEFT JOIN {view} AS {link_alias} ON {link_alias}.parent_id = {alias}.id")
+                # The chunk's links only: joined whole, the link table was a hash table built afresh for every
+                # chunk, and a bigger one the bigger the dump.
+                links = f"SELECT parent_id, v FROM {view} AS {link_alias}{self._where(None, link_alias)}"
+                joins.append(f"LEFT JOIN ({links}) AS {link_alias} ON {link_alias}.parent_id = {alias}.id")
                 members[(member,)] = _json_of(f"{link_alias}.v")
         element_types = _subtree(field_types(), entry.root)
         return _json_tree(members, element_types), " ".join(joins)
