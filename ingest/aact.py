@@ -170,9 +170,10 @@ class AactDump:
             return chunk(lo, hi)
 
         def in_order(ahead: ThreadPoolExecutor, upcoming: Future | None) -> Iterator[Candidate]:
-            # In chunks of studies, so memory stays bounded however big the dump. The next chunk is put together
-            # on a cursor of its own while this one's records are validated and handed to the normaliser (a
-            # third thread); records come as bytes (the query encodes them), which validation and staging read.
+            # In chunks of studies, so the records in hand take bounded memory however big the dump. The next chunk
+            # is put together on a cursor of its own while this one's records are validated and handed to the
+            # normaliser (a third thread); records come as bytes (the query encodes them), which validation and
+            # staging read.
             for n in range(len(bounds)):
                 rows = upcoming.result()
                 upcoming = ahead.submit(chunk, *bounds[n + 1]) if n + 1 < len(bounds) else None
