@@ -339,7 +339,7 @@ class _Builder:
                 f"FROM chunk_studies AS s\n" + "\n".join(self.joins) + "\nORDER BY s.nct_id")
 
     def _bind(self, value: object) -> str:
-        """A constant, as a column of the row of arguments (see AactDump.candidates)."""
+        """A constant, as a column of the row of arguments (see AactDump.reassembled)."""
         name = f"p{len(self.params)}"
         self.params[name] = value
         return f"(SELECT {name} FROM aact_args)"
