@@ -1,8 +1,8 @@
 """AACT load benchmark: the test AACT sample (864 real studies, tests/data/aact) replicated with new NCT ids to
 N studies (default 100,000) as one dump zip, loaded into a fresh warehouse with `ctmirror load-aact`.
-Prints studies/s and peak memory.
+Prints studies/s and peak memory; with --cpu, the CPU each of the load's threads used (Linux).
 
-    python bench/bench_aact.py [--studies 100000]
+    python bench/bench_aact.py [--studies 100000] [--cpu]
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import sys
 import tempfile
 import time
 import zipfile
+from contextlib import nullcontext
 from pathlib import Path
 
 import duckdb
@@ -20,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.corpus import print_load_figures  # noqa: E402
+from bench.thread_cpu import ThreadCpu, print_thread_cpu  # noqa: E402
 from ctmirror.warehouse import Warehouse  # noqa: E402
 from ingest.loader import load_aact  # noqa: E402
 
@@ -82,16 +84,20 @@ def _columns(file: Path) -> dict[str, str]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--studies", type=int, default=100_000)
+    parser.add_argument("--cpu", action="store_true", help="also print the CPU used, thread by thread")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         scratch = Path(tmp)
         dump = scratch / "20261101_replicated.zip"
         made = replicate(dump, args.studies, scratch)
         size_mb = dump.stat().st_size / 1e6
-        started = time.perf_counter()
-        result = load_aact(Warehouse(scratch / "warehouse"), dump)
-        elapsed = time.perf_counter() - started
+        with ThreadCpu() if args.cpu else nullcontext() as cpu:
+            started = time.perf_counter()
+            result = load_aact(Warehouse(scratch / "warehouse"), dump)
+            elapsed = time.perf_counter() - started
     print_load_figures(f"{made:,} studies in one AACT dump ({size_mb:,.0f} MB zipped)", result, elapsed)
+    if cpu is not None:
+        print_thread_cpu(cpu)
 
 
 if __name__ == "__main__":
