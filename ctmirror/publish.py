@@ -179,6 +179,23 @@ def _load_removals(con, warehouse: Warehouse, segments: list) -> None:
                 {"sightings": [str(s.table_file("sightings")) for s in segments]})
 
 
+RUN_COUNTS = ("records", "versions_added", "studies_added", "studies_changed", "quarantined")
+
+
+def completed_run(*, run_id: str, command: str, source: str, origin: str, started: str, finished: str,
+                  counts: dict[str, int], **details: object) -> dict:
+    """A completed run as sync_runs records it. counts: RUN_COUNTS; `unchanged` is what is left of the records
+    (neither a new version nor quarantined). details: the columns a kind of run knows (data_timestamp, removed,
+    pages, retries, note); the others are empty."""
+    run = {"run_id": run_id, "command": command, "source": source, "origin": origin, "status": "completed",
+           "started_at": started.rstrip("Z"), "finished_at": finished.rstrip("Z"),
+           **{key: int(counts[key]) for key in RUN_COUNTS},
+           "unchanged": counts["records"] - counts["versions_added"] - counts["quarantined"],
+           "data_timestamp": None, "removed": 0, "pages": None, "retries": None, "note": None}
+    run.update(details)
+    return run
+
+
 def record_run(warehouse: Warehouse, run: dict) -> None:
     """Appends a run to runs.ndjson, which the next publish turns into the sync_runs table. Idempotent by
     run_id, so a run resumed after a crash past this point is recorded once."""

@@ -28,7 +28,7 @@ from pathlib import Path
 import duckdb
 
 from ctmirror.errors import TerminalHarvestError
-from ctmirror.publish import publish, record_run
+from ctmirror.publish import completed_run, publish, record_run
 from ctmirror.sqlfiles import read_sql
 from ctmirror.warehouse import State, Warehouse, atomic_write_text
 from ingest.crash import crash_point
@@ -250,16 +250,11 @@ class _Run:
         self.normalizer.run()
         counts = self._counts()
         finished = utc_now()
-        run = {
-            "run_id": self.cp["run_id"], "command": "sync", "source": "api", "origin": self.cp["base_url"],
-            "status": "completed", "started_at": self.cp["started_at"].rstrip("Z"),
-            "finished_at": finished.rstrip("Z"), "data_timestamp": end_timestamp or self.cp["data_timestamp"],
-            "records": counts["records"], "versions_added": counts["versions_added"],
-            "studies_added": counts["studies_added"], "studies_changed": counts["studies_changed"],
-            "unchanged": counts["records"] - counts["versions_added"] - counts["quarantined"],
-            "quarantined": counts["quarantined"], "removed": removed, "pages": self.cp["pages"],
-            "retries": self.cp["retries"], "note": "; ".join(self.cp["notes"]) or None,
-        }
+        run = completed_run(run_id=self.cp["run_id"], command="sync", source="api", origin=self.cp["base_url"],
+                            started=self.cp["started_at"], finished=finished, counts=counts,
+                            data_timestamp=end_timestamp or self.cp["data_timestamp"], removed=removed,
+                            pages=self.cp["pages"], retries=self.cp["retries"],
+                            note="; ".join(self.cp["notes"]) or None)
         record_run(self.warehouse, run)
         publish_started, publish_cpu_started = time.monotonic(), time.process_time()
         state = publish(self.warehouse, run=run, con=self.normalizer.con)
@@ -371,13 +366,8 @@ def sync_from_bulk(warehouse: Warehouse, source: str, *, progress: Progress | No
         try:
             normalizer.run()
             counts = warehouse.counts_since(first_segment)
-            run = {
-                "run_id": uuid.uuid4().hex[:12], "command": "sync", "source": "bulk", "origin": receipt.origin,
-                "status": "completed", "started_at": started.rstrip("Z"), "finished_at": utc_now().rstrip("Z"),
-                "data_timestamp": None, **counts,
-                "unchanged": counts["records"] - counts["versions_added"] - counts["quarantined"],
-                "removed": 0, "pages": None, "retries": None, "note": None,
-            }
+            run = completed_run(run_id=uuid.uuid4().hex[:12], command="sync", source="bulk", origin=receipt.origin,
+                                started=started, finished=utc_now(), counts=counts)
             record_run(warehouse, run)
             state = publish(warehouse, run=run, con=normalizer.con)
         finally:

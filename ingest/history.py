@@ -13,7 +13,7 @@ import uuid
 from dataclasses import dataclass
 
 from ctmirror.errors import TerminalHarvestError
-from ctmirror.publish import publish, record_run
+from ctmirror.publish import completed_run, publish, record_run
 
 from ctmirror.warehouse import State, Warehouse
 from ingest.harvest import Progress, SyncPaths
@@ -85,11 +85,9 @@ def fetch_history(warehouse: Warehouse, nct_ids: list[str], *, base_url: str, mi
         try:
             normalizer.run()
             counts = warehouse.counts_since(checkpoint["first_segment"])
-            run = {"run_id": checkpoint["run_id"], "command": "history", "source": "history", "origin": base_url,
-                   "status": "completed", "started_at": checkpoint["started_at"].rstrip("Z"),
-                   "finished_at": utc_now().rstrip("Z"), "data_timestamp": None, **counts,
-                   "unchanged": counts["records"] - counts["versions_added"] - counts["quarantined"],
-                   "removed": 0, "pages": checkpoint["versions"], "retries": client.retries, "note": None}
+            run = completed_run(run_id=checkpoint["run_id"], command="history", source="history", origin=base_url,
+                                started=checkpoint["started_at"], finished=utc_now(), counts=counts,
+                                pages=checkpoint["versions"], retries=client.retries)
             record_run(warehouse, run)
             state = publish(warehouse, run=run, con=normalizer.con)
         finally:

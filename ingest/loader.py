@@ -8,12 +8,12 @@ import uuid
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
 
 from ctmirror.errors import InputError
-from ctmirror.publish import publish, record_run
+from ctmirror.publish import completed_run, publish, record_run
 from ctmirror.warehouse import State, Warehouse
 from ingest.normalize import LoadCounts, Normalizer
 from ingest.raw_store import RawStore, utc_now
@@ -151,14 +151,9 @@ def _normalise_and_publish(warehouse: Warehouse, *, command: str, source: str, o
 def _record_and_publish(normalizer: Normalizer, counts: LoadCounts, *, command: str, source: str, origin: str,
                         started: str, extra: dict | None) -> LoadResult:
     warehouse = normalizer.warehouse
-    run = {
-        "run_id": uuid.uuid4().hex[:12], "command": command, "source": source, "origin": origin,
-        "status": "completed", "started_at": started.rstrip("Z"), "finished_at": utc_now().rstrip("Z"),
-        "data_timestamp": None, "records": counts.records, "versions_added": counts.versions_added,
-        "studies_added": counts.studies_added, "studies_changed": counts.studies_changed,
-        "unchanged": counts.unchanged, "quarantined": counts.quarantined, "removed": 0, "pages": None,
-        "retries": None, "note": None, **(extra or {}),
-    }
+    run = completed_run(run_id=uuid.uuid4().hex[:12], command=command, source=source, origin=origin,
+                        started=started, finished=utc_now(), counts=asdict(counts),
+                        unchanged=counts.unchanged, **(extra or {}))
     record_run(warehouse, run)
     state = publish(warehouse, run=run, con=normalizer.con)
     return LoadResult(run=run, counts=counts, state=state)
