@@ -152,8 +152,7 @@ def _record_and_publish(normalizer: Normalizer, counts: LoadCounts, *, command: 
                         started: str, extra: dict | None) -> LoadResult:
     warehouse = normalizer.warehouse
     run = completed_run(run_id=uuid.uuid4().hex[:12], command=command, source=source, origin=origin,
-                        started=started, finished=utc_now(), counts=asdict(counts),
-                        unchanged=counts.unchanged, **(extra or {}))
+                        started=started, finished=utc_now(), counts=asdict(counts), **(extra or {}))
     record_run(warehouse, run)
     state = publish(warehouse, run=run, con=normalizer.con)
     return LoadResult(run=run, counts=counts, state=state)

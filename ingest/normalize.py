@@ -107,7 +107,7 @@ class LoadCounts:
     def add(self, other: dict) -> None:
         for key in ("records", "versions_added", "studies_added", "studies_changed", "quarantined"):
             setattr(self, key, getattr(self, key) + int(other[key]))
-        self.unchanged = self.records - self.versions_added
+        self.unchanged = self.records - self.versions_added - self.quarantined  # records count the quarantined
 
 
 def quiet(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:

@@ -44,6 +44,16 @@ def test_truncated_line_is_quarantined_and_the_rest_loads(tmp_path, loaded, reco
     assert_good_studies_kept(loaded, 23)
 
 
+def test_a_quarantined_record_is_not_counted_unchanged(tmp_path, loaded, records):
+    (tmp_path / "again.ndjson").write_text("\n".join([json.dumps(records[0]), "{broken"]) + "\n")
+    result = load_paths(loaded, [tmp_path / "again.ndjson"])
+    counts = result.counts
+    assert (counts.records, counts.versions_added, counts.unchanged, counts.quarantined) == (2, 0, 1, 1)
+    with Mirror(loaded.root) as m:
+        [run] = m.rows("SELECT records, unchanged, quarantined FROM sync_runs WHERE origin LIKE '%again.ndjson'")
+    assert run == {"records": 2, "unchanged": 1, "quarantined": 1}
+
+
 @pytest.mark.parametrize(
     "mutate, reason",
     [
