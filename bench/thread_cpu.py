@@ -70,8 +70,8 @@ class ThreadCpu:
 
 def print_thread_cpu(cpu: ThreadCpu) -> None:
     roles = sorted(cpu.by_role().items(), key=lambda item: -sum(item[1]))
-    user = sum(u for u, _ in dict(roles).values())
-    system = sum(s for _, s in dict(roles).values())
+    user = sum(u for _, (u, _) in roles)
+    system = sum(s for _, (_, s) in roles)
     print(f"{'CPU':18} {user + system:.1f} s ({user:.1f} user, {system:.1f} system), by thread:")
     for role, (u, s) in roles:
         print(f"  {role:16} {u + s:6.1f} s")
