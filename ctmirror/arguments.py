@@ -20,11 +20,19 @@ _DAYS_PER = {"year": 365.25, "month": 30.4375, "week": 7, "day": 1}
 
 
 def text(name: str, value: object, *, required: bool = True) -> str | None:
+    """Words to match; any text is searched as text. It must be valid Unicode (a lone surrogate is not). A value
+    with no letter or digit ('%', '-', '*') normalises to nothing and matches nothing, in every argument alike."""
     if value is None and not required:
         return None
     if not isinstance(value, str) or not value.strip():
         raise InvalidArgument(f"{name} must be a non-empty text, got {value!r}", invalid_input=value,
                               recovery_hint=f"Give {name} as words to search for, e.g. 'semaglutide' or 'NASH'.")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidArgument(f"{name} is not valid text: it holds a lone surrogate ({value!r})",
+                              invalid_input=value.encode("utf-8", "backslashreplace").decode("utf-8"),
+                              recovery_hint="Send the text as valid UTF-8.") from None
     return value
 
 

@@ -2,7 +2,9 @@
 
 View definitions must name their files literally (DuckDB binds no parameters in DDL), so paths go through
 `sql_literal` (ctmirror/sqlfiles.py), the one quoting helper, into the templates of `sql/catalog_views/`;
-everything else comes from the files under `sql/`.
+everything else comes from the files under `sql/`. A view names its files relative to the catalog's root (the
+warehouse, or a snapshot's folder), which a reader supplies as the variable ctmirror_root: the answers never
+depend on the working directory or on where the folder has been moved.
 """
 
 from __future__ import annotations
@@ -18,8 +20,16 @@ from ctmirror.sqlfiles import read_sql, sql_files, sql_literal, sql_root
 from ingest.normalize import KEEP_MEMORY, PARALLEL_WRITERS, quiet, side_by_side
 
 
-def file_list_literal(paths: Iterable[Path]) -> str:
-    return "[" + ", ".join(sql_literal(str(p)) for p in paths) + "]"
+def file_list_sql(paths: Iterable[Path], root: Path, recorded_root: Path) -> str:
+    """The SQL list of a view's files: each relative to `root` (where the files are while the catalog is built),
+    resolved against ctmirror_root when read, else against `recorded_root` (where the folder will stay)."""
+    base = root.resolve()
+    relative = [Path(p).resolve().relative_to(base).as_posix() for p in paths]
+    template = "\n".join(line for line in read_sql("catalog_views/file_list.sql").splitlines()
+                         if not line.startswith("--"))  # an expression, spliced into a view's definition
+    return (template.strip()
+            .replace("{relative}", "[" + ", ".join(sql_literal(r) for r in relative) + "]")
+            .replace("{root}", sql_literal(str(recorded_root.resolve()))))
 
 
 # Rows per row group in the catalog's tables, a seventh of DuckDB's default: a method's lookups (a few texts'
@@ -29,7 +39,7 @@ CATALOG_ROW_GROUP_ROWS = 16_384
 # What the Python API expects of a catalog: its macros, their arguments, the tables it reads. Raise it whenever
 # a change to sql/ would break a Mirror reading a catalog built before the change; a Mirror refuses any other
 # format (ctmirror.mirror), and cached snapshots are kept per format.
-CATALOG_FORMAT = 2
+CATALOG_FORMAT = 3
 # What the catalog is attached as while it is built: what DuckDB names it when a reader opens catalog.duckdb.
 CATALOG_ALIAS = "catalog"
 
@@ -38,13 +48,14 @@ CATALOG_ALIAS = "catalog"
 SEARCH_INDEX_LAST = "06_"
 
 
-def _build_index(con: duckdb.DuckDBPyConnection) -> None:
+def _build_index(con: duckdb.DuckDBPyConnection, root: Path) -> None:
     """The index files, on a cursor per core: a state's tables are a row group or two each, which DuckDB reads
     on one thread, so building tables side by side is what keeps every core busy."""
     index_params = {"synonyms": str(sql_root() / "data" / "synonyms.csv")}
 
     def run(names: list[str]) -> None:
         cursor = _in_catalog(quiet(con.cursor()))
+        cursor.execute(read_sql("session/set_root.sql"), {"root": str(root.resolve())})  # variables are per cursor
         try:
             for name in names:
                 statement = read_sql(name)
@@ -69,23 +80,27 @@ def _in_catalog(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def _view_sql(template: str, view: str, files: list[Path]) -> str:
+def _view_sql(template: str, view: str, files: str) -> str:
     """A view definition from its file: DuckDB binds no parameters in DDL, so the view's name (one of our
-    table names) and its files (quoted literals) are filled in."""
-    return read_sql(template).replace("{view}", view).replace("{files}", file_list_literal(files))
+    table names) and its file list (file_list_sql) are filled in."""
+    return read_sql(template).replace("{view}", view).replace("{files}", files)
 
 
-def build_catalog(path: Path, tables: dict[str, list[Path]],
+def build_catalog(path: Path, root: Path, tables: dict[str, list[Path]],
                   current_rows: dict[str, list[Path]] | None = None,
-                  con: duckdb.DuckDBPyConnection | None = None) -> None:
-    """tables: view name → the Parquet files it reads (absolute, final paths). current_rows: view name → segment
-    files holding every version's rows, of which the view shows the current versions' (those of `studies`).
-    con: a writer's connection to build on (see ctmirror.publish), left as it was found; by default a new one."""
+                  con: duckdb.DuckDBPyConnection | None = None, *, recorded_root: Path | None = None) -> None:
+    """root: the folder every file lies under (a warehouse, or a snapshot's folder) while the catalog is built;
+    recorded_root: where that folder will be read from, if it is renamed into place after (default: root).
+    tables: view name → the Parquet files it reads. current_rows: view name → segment files holding every
+    version's rows, of which the view shows the current versions' (those of `studies`). con: a writer's
+    connection to build on (see ctmirror.publish), left as it was found; by default a new one."""
     if con is None:
         with closing(quiet(duckdb.connect(config=KEEP_MEMORY))) as own:
-            return build_catalog(path, tables, current_rows, own)
+            return build_catalog(path, root, tables, current_rows, own, recorded_root=recorded_root)
+    recorded_root = recorded_root or root
     path.unlink(missing_ok=True)
     con.execute(read_sql("session/catalog_writer.sql"))  # a database setting: the index's cursors share it
+    con.execute(read_sql("session/set_root.sql"), {"root": str(root.resolve())})
     # The row group size is an option of ATTACH only, and a file keeps it only while attached so.
     con.execute(f"ATTACH {sql_literal(str(path))} AS {CATALOG_ALIAS} (ROW_GROUP_SIZE {CATALOG_ROW_GROUP_ROWS})")
     try:
@@ -93,14 +108,14 @@ def build_catalog(path: Path, tables: dict[str, list[Path]],
         for name in sql_files("schema"):
             con.execute(read_sql(name))
         for view, files in sorted(tables.items()):
-            con.execute(_view_sql("catalog_views/over_files.sql", view, files))
+            con.execute(_view_sql("catalog_views/over_files.sql", view, file_list_sql(files, root, recorded_root)))
         if current_rows:
             con.execute(read_sql("publish/current_version_table.sql"))
         for view, files in sorted((current_rows or {}).items()):
-            con.execute(_view_sql("catalog_views/current_rows.sql", view, files))
+            con.execute(_view_sql("catalog_views/current_rows.sql", view, file_list_sql(files, root, recorded_root)))
         # The search index and trial cards are native tables: point lookups on them take milliseconds
         # where the same lookups over Parquet would read whole columns.
-        _build_index(con)
+        _build_index(con, root)
         for folder in ("catalog", "methods", "views"):  # views use the methods' matcher
             for name in sql_files(folder):
                 con.execute(read_sql(name))
@@ -108,4 +123,5 @@ def build_catalog(path: Path, tables: dict[str, list[Path]],
         con.execute(f"CHECKPOINT {CATALOG_ALIAS}")
     finally:
         con.execute(read_sql("session/catalog_writer_done.sql"))
+        con.execute(read_sql("session/reset_root.sql"))
         con.execute(f"DETACH {CATALOG_ALIAS}")

@@ -49,6 +49,16 @@ def open_warehouse() -> Warehouse:
     return Warehouse(options.warehouse)
 
 
+def refuse_inside_warehouse(out: Path) -> None:
+    """An output file never lands inside a warehouse: it would change what readers see."""
+    from ctmirror.warehouse import warehouse_containing
+
+    inside = warehouse_containing(out)
+    if inside is not None:
+        raise InvalidArgument(f"--out {out} is inside the warehouse {inside}; ctmirror writes no output there",
+                              invalid_input=str(out), recovery_hint="write the output somewhere outside the warehouse")
+
+
 def progress(total: int | None, unit: str, desc: str) -> tqdm:
     """A bar on a terminal; silent with --quiet or when stderr is not a terminal."""
     return tqdm(total=total, unit=unit, desc=desc, disable=options.quiet or not sys.stderr.isatty(),
@@ -70,7 +80,7 @@ def load(
 
     Example: ctmirror load --sample        or   ctmirror load studies.ndjson.zst pages/
     """
-    from ingest.loader import load_paths, sample_path, summary_line
+    from ingest.loader import NothingLoaded, load_paths, sample_path, summary_line
 
     if not paths and not sample:
         raise InvalidArgument("nothing to load: give one or more PATHs, or --sample")
@@ -78,13 +88,22 @@ def load(
     if sample:
         inputs.insert(0, sample_path())
     with progress(None, "records", "loading") as bar:
-        result = load_paths(open_warehouse(), inputs, source="sample" if sample and not paths else "file",
-                            on_record=bar.update)
+        try:
+            result = load_paths(open_warehouse(), inputs, source="sample" if sample and not paths else "file",
+                                on_record=bar.update)
+        except NothingLoaded as nothing:
+            warn_quarantined(nothing.counts)
+            raise
     typer.echo(summary_line(result))
-    for problem in result.counts.problems[:10]:
-        say(f"  quarantined: {problem}")
-    if result.counts.quarantined > 10:
-        say(f"  ... and {result.counts.quarantined - 10} more: SELECT * FROM quarantine")
+    warn_quarantined(result.counts)
+
+
+def warn_quarantined(counts) -> None:
+    """Quarantined records are a warning, shown even with --quiet."""
+    for problem in counts.problems[:10]:
+        typer.echo(f"  quarantined: {problem}", err=True)
+    if counts.quarantined > 10:
+        typer.echo(f"  ... and {counts.quarantined - 10} more: SELECT * FROM quarantine", err=True)
 
 
 @app.command("load-aact")
@@ -98,7 +117,7 @@ def load_aact(
 
     Example: ctmirror load-aact 20240601_clinical_trials.zip
     """
-    from ingest.loader import load_aact as load_dump, summary_line
+    from ingest.loader import NothingLoaded, load_aact as load_dump, summary_line
 
     if dump_date is not None:
         try:
@@ -106,12 +125,13 @@ def load_aact(
         except ValueError:
             raise InvalidArgument(f"--dump-date must be a date (YYYY-MM-DD), got {dump_date!r}") from None
     with progress(None, "studies", "loading AACT") as bar:
-        result = load_dump(open_warehouse(), path, dump_date=dump_date, on_record=bar.update)
+        try:
+            result = load_dump(open_warehouse(), path, dump_date=dump_date, on_record=bar.update)
+        except NothingLoaded as nothing:
+            warn_quarantined(nothing.counts)
+            raise
     typer.echo(summary_line(result))
-    for problem in result.counts.problems[:10]:
-        say(f"  quarantined: {problem}")
-    if result.counts.quarantined > 10:
-        say(f"  ... and {result.counts.quarantined - 10} more: SELECT * FROM quarantine")
+    warn_quarantined(result.counts)
 
 
 class SyncProgress:
@@ -545,6 +565,7 @@ def report_landscape(
 
     cutoff = arguments.cutoff(as_of)
     arguments.text("condition", condition)
+    refuse_inside_warehouse(out)
     with open_mirror() as m:
         if output_format == "png":
             out.mkdir(parents=True, exist_ok=True)
@@ -576,6 +597,8 @@ def sql_command(
 
     if output_format not in ("table", "csv", "json", "parquet"):
         raise InvalidArgument(f"--format must be table, csv, json or parquet, got {output_format!r}")
+    if out is not None:
+        refuse_inside_warehouse(out)
     with open_mirror() as m:
         if file is not None:
             query = file.read_text(encoding="utf-8")

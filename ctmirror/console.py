@@ -1,11 +1,6 @@
-"""`ctmirror sql`: ad-hoc SQL on a read-only connection to a published state.
-
-Writes are impossible by construction, twice over: the catalog is opened read_only (DuckDB refuses any change
-to it), and before anything runs DuckDB's own parser splits the text into statements and classifies each one;
-only queries (SELECT, and EXPLAIN of one) run. So `COPY ... TO`, `ATTACH`, `INSTALL`, `PRAGMA`, `SET`, `CREATE`,
-a second statement after a `;`, or a keyword hidden in a comment are refused with the statement's kind named,
-whatever the spelling. Results leave through Python (CSV, JSON, Parquet via polars), never through DuckDB.
-"""
+"""`ctmirror sql`: ad-hoc SQL on a Mirror's locked, read-only connection (ctmirror/readonly.py says how it is
+locked), with a row limit and a timeout. Results leave through Python (CSV, JSON, Parquet via polars), never
+through DuckDB."""
 
 from __future__ import annotations
 
@@ -17,44 +12,14 @@ from typing import Any
 
 import duckdb
 
-from ctmirror.errors import InputError
 from ctmirror.mirror import Mirror
-
-ALLOWED = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
-
-
-class ReadOnlyViolation(InputError):
-    """A statement that is not a query."""
-
-
-class QueryFailed(InputError):
-    """DuckDB rejected the query (syntax, binding, run time), or it ran past the timeout."""
-
+from ctmirror.readonly import QueryFailed, ReadOnlyViolation, check_query, query_error
 
 @dataclass
 class QueryResult:
     columns: list[str]
     rows: list[tuple[Any, ...]]
     truncated: bool
-
-
-def check_read_only(sql: str) -> list[duckdb.Statement]:
-    try:
-        statements = duckdb.extract_statements(sql)
-    except duckdb.Error as exc:
-        raise QueryFailed(str(exc)) from None
-    if not statements:
-        raise QueryFailed("no statement to run")
-    for statement in statements:
-        if statement.type not in ALLOWED:
-            kind = statement.type.name.replace("_STATEMENT", "").replace("_", " ")
-            raise ReadOnlyViolation(
-                f"read-only: a {kind} statement cannot run here; ctmirror sql runs queries (SELECT) only",
-                hint="the warehouse changes only through ctmirror load/sync/rebuild")
-    if len(statements) > 1:
-        raise ReadOnlyViolation("read-only: one query at a time (the text holds several statements)",
-                                hint="run each SELECT on its own")
-    return statements
 
 
 @contextmanager
@@ -78,16 +43,20 @@ def _deadline(con: duckdb.DuckDBPyConnection, timeout: float | None) -> Iterator
 def _failure(exc: duckdb.Error, expired: threading.Event, timeout: float | None) -> QueryFailed:
     if expired.is_set():
         return QueryFailed(f"the query ran longer than {timeout:g} s and was stopped", hint="narrow it, or raise --timeout")
-    return QueryFailed(str(exc))
+    return query_error(exc)
 
 
 def run_query(mirror: Mirror, sql: str, *, limit: int | None = 1000, timeout: float | None = 60.0) -> QueryResult:
-    check_read_only(sql)
+    check_query(sql)
+
+    def fetch() -> tuple[list[str], list[tuple[Any, ...]]]:
+        cursor = mirror.con.execute(sql)
+        columns = [d[0] for d in cursor.description]
+        return columns, cursor.fetchmany(limit + 1) if limit is not None else cursor.fetchall()
+
     with _deadline(mirror.con, timeout) as expired:
         try:
-            cursor = mirror.con.execute(sql)
-            columns = [d[0] for d in cursor.description]
-            rows = cursor.fetchmany(limit + 1) if limit is not None else cursor.fetchall()
+            columns, rows = mirror.recovering(fetch)  # a damaged state: the error that says what to do
         except duckdb.Error as exc:
             raise _failure(exc, expired, timeout) from None
     truncated = limit is not None and len(rows) > limit
@@ -96,9 +65,12 @@ def run_query(mirror: Mirror, sql: str, *, limit: int | None = 1000, timeout: fl
 
 def query_frame(mirror: Mirror, sql: str, *, timeout: float | None = 60.0):
     """The whole result as a polars DataFrame (for Parquet output)."""
-    check_read_only(sql)
+    check_query(sql)
     with _deadline(mirror.con, timeout) as expired:
         try:
-            return mirror.con.execute(sql).pl()
+            return mirror.recovering(lambda: mirror.con.execute(sql).pl())
         except duckdb.Error as exc:
             raise _failure(exc, expired, timeout) from None
+
+
+__all__ = ["QueryFailed", "QueryResult", "ReadOnlyViolation", "query_frame", "run_query"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import hmac
 import json
 from datetime import date
 from typing import TYPE_CHECKING, Any
@@ -15,6 +16,7 @@ from ctmirror.errors import InvalidArgument
 from ctmirror.models import (ConditionLandscape, Pagination, PaginationEnvelope, TerminatedTrial, Trial,
                              TrialDetails, TrialSearchCandidate, WhitespaceResult)
 from ctmirror.sqlfiles import read_sql
+from ctmirror.warehouse import STATE_ID
 
 if TYPE_CHECKING:
     from ctmirror.mirror import Mirror
@@ -24,7 +26,8 @@ STATS = ("stats_by_phase", "stats_by_status", "stats_by_study_type", "stats_by_s
          "stats_by_intervention_type", "stats_by_start_year", "stats_by_duration", "stats_by_country",
          "stats_by_facility", "stats_by_sponsor", "stats_by_sponsor_class", "stats_enrollment", "stats_completion",
          "stats_results_reporting", "stats_recruitment_funnel")
-CURSOR_VERSION = 1
+CURSOR_VERSION = 2
+MAX_CURSOR_CHARACTERS = 1_000
 
 
 HOLDOUTS = ("strict", "first_posted")
@@ -141,9 +144,7 @@ class Methods:
         fingerprint = _fingerprint(params)
         mirror, offset = scoped, 0
         if cursor is not None:
-            state_id, offset = _read_cursor(cursor, fingerprint)
-            if state_id != scoped.state_id:
-                mirror = self.at_state(state_id)
+            mirror, offset = _read_cursor(scoped, cursor, fingerprint)
         arguments = {**params, "page_offset": offset}
 
         def page() -> tuple[list[dict[str, Any]], int]:
@@ -157,7 +158,7 @@ class Methods:
 
         rows, total = mirror.recovering(page)
         next_offset = offset + len(rows)
-        next_cursor = _write_cursor(mirror.state_id, next_offset, fingerprint) if next_offset < total else None
+        next_cursor = _write_cursor(mirror, next_offset, fingerprint) if next_offset < total else None
         return PaginationEnvelope(items=[TrialSearchCandidate.model_validate(r) for r in rows],
                                   pagination=Pagination(cursor=next_cursor, total_count=total, page_size=size))
 
@@ -166,25 +167,46 @@ def _fingerprint(params: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(params, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-def _write_cursor(state_id: str, offset: int, fingerprint: str) -> str:
-    payload = json.dumps({"v": CURSOR_VERSION, "s": state_id, "o": offset, "f": fingerprint}, separators=(",", ":"))
-    return base64.urlsafe_b64encode(payload.encode()).decode().rstrip("=")
+def _cursor_signature(mirror: Mirror, payload: dict[str, Any]) -> str:
+    """Binds a cursor to the state that issued it: keyed by that state's own record (state.json), so a cursor
+    edited, or issued by another warehouse, is refused, while a copy of the warehouse accepts its own."""
+    key = hashlib.sha256(json.dumps(mirror.state.meta, sort_keys=True, default=str).encode()).digest()
+    signed = json.dumps({k: payload[k] for k in ("v", "s", "o", "f")}, sort_keys=True).encode()
+    return hmac.new(key, signed, hashlib.sha256).hexdigest()[:32]
 
 
-def _read_cursor(cursor: str, fingerprint: str) -> tuple[str, int]:
+def _write_cursor(mirror: Mirror, offset: int, fingerprint: str) -> str:
+    payload = {"v": CURSOR_VERSION, "s": mirror.state_id, "o": offset, "f": fingerprint}
+    payload["h"] = _cursor_signature(mirror, payload)
+    return base64.urlsafe_b64encode(json.dumps(payload, separators=(",", ":")).encode()).decode().rstrip("=")
+
+
+def _read_cursor(scoped: Mirror, cursor: str, fingerprint: str) -> tuple[Mirror, int]:
+    """The mirror (the state the cursor's first page came from) and offset a cursor continues at."""
+    def refused(message: str, hint: str = "Pass the pagination.cursor of the previous page unchanged.") -> InvalidArgument:
+        return InvalidArgument(message, invalid_input=cursor, recovery_hint=hint)
+
     try:
+        if not isinstance(cursor, str) or len(cursor) > MAX_CURSOR_CHARACTERS:
+            raise ValueError
         padded = cursor + "=" * (-len(cursor) % 4)
         payload = json.loads(base64.urlsafe_b64decode(padded.encode()))
-        state_id, offset, owner = str(payload["s"]), int(payload["o"]), payload["f"]
-        if payload["v"] != CURSOR_VERSION or offset < 0:
+        state_id, offset, owner = payload["s"], payload["o"], payload["f"]
+        if (payload["v"] != CURSOR_VERSION or not isinstance(state_id, str) or not isinstance(offset, int)
+                or offset < 0 or not isinstance(payload["h"], str)):
             raise ValueError
-    except (ValueError, KeyError, TypeError, json.JSONDecodeError):
-        raise InvalidArgument("cursor is not one this search returned", invalid_input=cursor,
-                              recovery_hint="Pass the pagination.cursor of the previous page unchanged.") from None
+    except (ValueError, KeyError, TypeError, UnicodeError):
+        raise refused("cursor is not one this search returned") from None
     if owner != fingerprint:
-        raise InvalidArgument("cursor belongs to a search with other parameters", invalid_input=cursor,
-                              recovery_hint="Repeat the same parameters with the cursor, or omit it to start over.")
-    return state_id, offset
-
-
-
+        raise refused("cursor belongs to a search with other parameters",
+                      "Repeat the same parameters with the cursor, or omit it to start over.")
+    if state_id == scoped.state_id:
+        mirror = scoped
+    elif STATE_ID.fullmatch(state_id):  # an ID only: never a path
+        mirror = scoped.at_state(state_id)  # StateNotFound (STATE_EXPIRED) once it is no longer kept
+    else:
+        raise refused("cursor is not one this search returned")
+    if not hmac.compare_digest(payload["h"], _cursor_signature(mirror, payload)):
+        raise refused("cursor was not issued by this warehouse (or was altered)",
+                      "Start the search again without a cursor.")
+    return mirror, offset

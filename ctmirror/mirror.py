@@ -17,11 +17,11 @@ import polars as pl
 from ctmirror import arguments
 from ctmirror.answers import RUNNERS, answer_all, rows_of
 from ctmirror.catalog import CATALOG_FORMAT
-from ctmirror.errors import InvalidArgument, WarehouseError
+from ctmirror.errors import InvalidArgument, StateNotFound, WarehouseError
 from ctmirror.methods import Methods
+from ctmirror.readonly import check_query, engine_error, open_reader, query_error
 from ctmirror.sqlfiles import read_sql
 from ctmirror.warehouse import State, Warehouse
-from ingest.normalize import quiet
 
 Answer = TypeVar("Answer")
 
@@ -53,7 +53,8 @@ class Mirror(Methods):
         self.shaped_plans: dict[str, None] = {}  # search's, by shape, least recently used first
         self.as_of: date | None = None
         manifest = self.warehouse.root / "snapshot.json"
-        if manifest.exists():  # a frozen snapshot folder: its own state, pinned to its cutoff
+        self._is_snapshot = manifest.exists()
+        if self._is_snapshot:  # a frozen snapshot folder: its own state, pinned to its cutoff
             meta = json.loads(manifest.read_text())
             self.state = State(f"snapshot-{meta['cutoff']}", self.warehouse.root, meta)
             self.as_of = date.fromisoformat(meta["cutoff"])
@@ -68,13 +69,27 @@ class Mirror(Methods):
         self._check_catalog_format(snapshot=manifest.exists())
 
     def _connect(self) -> None:
+        if not self.state.catalog.is_file():
+            raise WarehouseError(f"state {self.state.state_id} has no catalog ({self.state.catalog} is missing)",
+                                 hint="run `ctmirror republish` to publish the data again (raw/ and segments are "
+                                      "untouched), or `ctmirror rebuild` if that fails")
         try:
-            self.con = quiet(duckdb.connect(str(self.state.catalog), read_only=True))
-            self.con.execute(read_sql("session/reader.sql"))
+            self.con = open_reader(self.state.catalog, *self._folders())
         except duckdb.Error as exc:
-            raise WarehouseError(f"cannot open the catalog of state {self.state.state_id}: {exc}") from exc
+            raise WarehouseError(f"cannot open the catalog of state {self.state.state_id}: "
+                                 f"{str(exc).splitlines()[0]}",
+                                 hint="run `ctmirror republish`, or `ctmirror rebuild` if that fails") from exc
         self.prepared_calls = set()
         self.shaped_plans = {}
+
+    def _folders(self) -> tuple[Path, list[Path]]:
+        """(root, allowed): the folder the catalog's views name files relative to, and the folders below which
+        this reader may read: a snapshot's own folder; a state's folder and the segments it reads."""
+        root = self.warehouse.root.resolve()
+        if self._is_snapshot:
+            return root, [root]
+        generation = self.state.meta.get("generation") or self.warehouse.generation
+        return root, [self.state.path.resolve(), root / "segments" / generation]
 
     def _reconnect(self) -> None:
         if hasattr(self, "_delegate"):
@@ -88,19 +103,30 @@ class Mirror(Methods):
         self._connect()
 
     def recovering(self, work: Callable[[], Answer]) -> Answer:
-        """Runs work(), a method call on this mirror's connection. After an internal error DuckDB refuses every
-        further query on the database ("invalidated"), though a reader has changed nothing: one was seen, rarely,
-        inside its window operator. So the mirror reconnects and runs the call once more; a second failure is
-        raised as a WarehouseError."""
+        """Runs work(), a call on this mirror's connection. After an internal error DuckDB refuses every further
+        query on the database ("invalidated"), though a reader has changed nothing: one was seen, rarely, inside
+        its window operator. So the mirror reconnects and runs the call once more; a second failure is raised as
+        a WarehouseError. A damaged or vanished file of the state becomes the error that says what to do."""
         try:
-            return work()
-        except (duckdb.InternalException, duckdb.FatalException) as first:
-            self._reconnect()
             try:
                 return work()
-            except (duckdb.InternalException, duckdb.FatalException) as again:
-                raise WarehouseError(f"DuckDB failed twice on this call: {again}".splitlines()[0],
-                                     hint="report it with the call; other calls go on working") from first
+            except (duckdb.InternalException, duckdb.FatalException) as first:
+                self._reconnect()
+                try:
+                    return work()
+                except (duckdb.InternalException, duckdb.FatalException) as again:
+                    raise WarehouseError(f"DuckDB failed twice on this call: {again}".splitlines()[0],
+                                         hint="report it with the call; other calls go on working") from first
+        except duckdb.Error as exc:
+            damage = engine_error(exc, f"state {self.state_id} of {self.warehouse.root}")
+            if damage is not None and not self.state.path.exists():
+                raise StateNotFound(f"state {self.state_id} was pruned while this Mirror had it open (newer syncs "
+                                    "published since)",
+                                    hint="open the warehouse again for its current state; pin a state a long job "
+                                         "needs with `ctmirror pin STATE`") from exc
+            if damage is not None:
+                raise damage from exc
+            raise
 
     def _check_catalog_format(self, *, snapshot: bool) -> None:
         try:
@@ -122,11 +148,22 @@ class Mirror(Methods):
         return self.state.state_id
 
     def sql(self, query: str, params: dict[str, Any] | list[Any] | None = None) -> pl.DataFrame:
-        """Runs one read-only query with bound parameters; returns a polars DataFrame."""
-        return self.con.execute(query, params).pl()
+        """Runs one query (SELECT) with bound parameters; returns a polars DataFrame. Anything else is refused
+        (ReadOnlyViolation), and the connection can read no file outside this state."""
+        check_query(query)
+        return self.answering(lambda: self.con.execute(query, params).pl())
 
     def rows(self, query: str, params: dict[str, Any] | list[Any] | None = None) -> list[dict[str, Any]]:
-        return rows_of(self.con.execute(query, params))
+        """As `sql`, as a list of dicts."""
+        check_query(query)
+        return self.answering(lambda: rows_of(self.con.execute(query, params)))
+
+    def answering(self, work: Callable[[], Answer]) -> Answer:
+        """Runs work(), user SQL, as `recovering` does; the engine's refusal of the query is its QueryFailed."""
+        try:
+            return self.recovering(work)
+        except duckdb.Error as exc:
+            raise query_error(exc) from exc
 
     def snapshot_at(self, cutoff: date) -> Mirror:
         """The strict as-of snapshot of this mirror's state at `cutoff`, built on first use and kept under

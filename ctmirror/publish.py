@@ -91,14 +91,14 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
         for table in HISTORY_TABLES:
             views[table] = [s.table_file(table) for s in segments]
         views["sync_runs"] = [_write_table(path, "sync_runs", con.sql(
-            read_sql("publish/sync_runs.sql"), params={"runs": str(warehouse.root / "runs.ndjson")}))]
+            read_sql("publish/sync_runs.sql"), params={"runs": str(_state_runs(warehouse, path, run))}))]
         counts = dict(zip(
             ("studies", "versions", "quarantined"),
             con.execute(read_sql("publish/state_counts.sql"),
                         {"quarantine": [str(s.table_file("quarantine")) for s in segments]}).fetchone(),
         ))
         crash_point("state_tables_written")
-        build_catalog(path / "catalog.duckdb", views, current_rows=index_inputs, con=con)
+        build_catalog(path / "catalog.duckdb", warehouse.root, views, current_rows=index_inputs, con=con)
     meta = {
         "state_id": state_id,
         "published_at": utc_now(),
@@ -109,6 +109,7 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
     }
     state = warehouse.commit_state(state_id, path, meta, keep)
     crash_point("published")
+    record_run(warehouse, run)  # only now has it completed (a crash before this: see _state_runs)
     return state
 
 
@@ -196,14 +197,56 @@ def completed_run(*, run_id: str, command: str, source: str, origin: str, starte
     return run
 
 
+def read_runs(warehouse: Warehouse) -> list[dict]:
+    """The completed runs of runs.ndjson. A torn last line (a crash mid-append) is not a run and is left out;
+    any other unreadable line stops the writer, naming the file and line."""
+    runs_file = warehouse.root / "runs.ndjson"
+    if not runs_file.exists():
+        return []
+    text = runs_file.read_text(encoding="utf-8", errors="replace")
+    lines = text.split("\n")
+    runs = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            run = json.loads(line)
+            if not isinstance(run, dict) or "run_id" not in run:
+                raise ValueError("not a run record")
+        except ValueError as exc:
+            if number == len(lines):  # no newline after it: an append that never finished
+                continue
+            raise WarehouseError(f"{runs_file}, line {number}: not a run record ({exc})",
+                                 hint="delete that line (each state's runs.ndjson keeps the runs it knew), "
+                                      "then run the command again") from None
+        runs.append(run)
+    return runs
+
+
 def record_run(warehouse: Warehouse, run: dict) -> None:
-    """Appends a run to runs.ndjson, which the next publish turns into the sync_runs table. Idempotent by
-    run_id, so a run resumed after a crash past this point is recorded once."""
-    runs = warehouse.root / "runs.ndjson"
-    if runs.exists() and any(json.loads(line).get("run_id") == run["run_id"]
-                             for line in runs.read_text(encoding="utf-8").splitlines() if line.strip()):
+    """Appends a completed run to runs.ndjson, which the next publish turns into the sync_runs table. Idempotent
+    by run_id. A torn last line is cut off first, so the new line is whole."""
+    if any(known.get("run_id") == run["run_id"] for known in read_runs(warehouse)):
         return
-    with open(warehouse.root / "runs.ndjson", "a", encoding="utf-8") as f:
-        f.write(json.dumps(run, sort_keys=True) + "\n")
+    runs_file = warehouse.root / "runs.ndjson"
+    existing = runs_file.read_bytes() if runs_file.exists() else b""  # a line a run: small
+    with open(runs_file, "ab") as f:
+        if existing and not existing.endswith(b"\n"):
+            f.truncate(existing.rfind(b"\n") + 1)
+        f.write((json.dumps(run, sort_keys=True) + "\n").encode("utf-8"))
         f.flush()
         os.fsync(f.fileno())
+
+
+def _state_runs(warehouse: Warehouse, path: Path, run: dict) -> Path:
+    """The runs a new state's sync_runs holds, written to its own folder: every recorded run, the one this
+    state publishes, and the run of the current state if a crash came between publishing it and recording it."""
+    current = warehouse.current_state()
+    if current is not None and (current.meta.get("run") or {}).get("run_id"):
+        record_run(warehouse, current.meta["run"])
+    runs = read_runs(warehouse)
+    if run.get("run_id") and all(known.get("run_id") != run["run_id"] for known in runs):
+        runs.append(run)
+    target = path / "runs.ndjson"
+    target.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in runs), encoding="utf-8")
+    return target

@@ -44,12 +44,13 @@ def build_snapshot(warehouse: Warehouse, cutoff: date, out: Path, *, state: Stat
     work = Path(tempfile.mkdtemp(prefix=f".tmp-{out.name}-", dir=out.parent))
     try:
         manifest = _write(work, segments, cutoff, state)
+        # Complete before it appears: the catalog names its files relative to the folder, which is then renamed.
+        build_catalog(work / "catalog.duckdb", work,
+                      {t: [work / "tables" / f"{t}.parquet"] for t in manifest["row_counts"]}, recorded_root=out)
         os.replace(work, out)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
-    # The catalog names its Parquet files by absolute path: write it where the files now are.
-    build_catalog(out / "catalog.duckdb", {t: [out / "tables" / f"{t}.parquet"] for t in manifest["row_counts"]})
     return manifest
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -33,6 +34,8 @@ from pathlib import Path
 
 from ctmirror.errors import StateNotFound, WarehouseError
 
+# A published state's ID: six digits, never a path.
+STATE_ID = re.compile(r"[0-9]{6}")
 # In a state's folder of a table, the rows that publish wrote (beside the segments' files it linked).
 CURRENT_ROWS_FILE = "current.parquet"
 # Published states kept for open readers, cursors and reruns (pinned ones are kept regardless).
@@ -41,6 +44,16 @@ DEFAULT_KEEP_STATES = int(os.environ.get("CTMIRROR_KEEP_STATES", "5"))
 
 def default_warehouse() -> Path:
     return Path(os.environ.get("CTMIRROR_WAREHOUSE", "warehouse"))
+
+
+def warehouse_containing(path: Path) -> Path | None:
+    """The warehouse (or snapshot folder) a path lies in, if any: a folder up the path holding published states
+    or a snapshot's manifest."""
+    for folder in (Path(path).resolve(), *Path(path).resolve().parents):
+        if (folder / "snapshot.json").is_file() or ((folder / "states").is_dir() and (
+                (folder / "current").is_symlink() or (folder / "raw").is_dir() or (folder / ".writer.lock").exists())):
+            return folder
+    return None
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -139,8 +152,11 @@ class Warehouse:
             self._sweep_temporaries()
             yield self
         finally:
-            fcntl.flock(lock_file, fcntl.LOCK_UN)
-            lock_file.close()
+            try:
+                self._sweep_temporaries()  # a failed writer's scratch and half-written folders: the disk back at once
+            finally:
+                fcntl.flock(lock_file, fcntl.LOCK_UN)
+                lock_file.close()
 
     def new_scratch_dir(self) -> Path:
         """A writer's scratch folder (staged batches, DuckDB's spill), inside the warehouse so that one left by a
@@ -155,10 +171,10 @@ class Warehouse:
             for leftover in self.segments_dir.glob(".tmp-*"):
                 shutil.rmtree(leftover, ignore_errors=True)
         if self.states_dir.is_dir():
-            current = self.current_state()
+            current = os.path.basename(os.path.realpath(self.root / "current"))
             for folder in self.states_dir.iterdir():
                 unpublished = not (folder / "state.json").exists()
-                if unpublished and (current is None or folder.name != current.state_id):
+                if unpublished and folder.name != current:
                     shutil.rmtree(folder, ignore_errors=True)
 
     def new_segment_dir(self) -> tuple[str, Path]:
@@ -250,22 +266,51 @@ class Warehouse:
         return found
 
     def current_state(self) -> State | None:
+        """The published state `current` points at; None where there is no link, or it points at no state."""
         link = self.root / "current"
         if not link.is_symlink():
             return None
         path = Path(os.path.realpath(link))
-        return State(path.name, path, json.loads((path / "state.json").read_text()))
+        try:
+            return State(path.name, path, json.loads((path / "state.json").read_text()))
+        except (OSError, ValueError):
+            return None
+
+    def latest_state(self) -> State:
+        """The current state, or, where `current` is missing or broken, the newest kept one."""
+        current = self.current_state()
+        if current is not None:
+            return current
+        kept = self.states()
+        if kept:
+            return kept[-1]
+        return self.state()  # raises, saying what to do
 
     def state(self, state_id: str | None = None) -> State:
         """A published state: the current one, or one kept by id."""
         if state_id is None:
             current = self.current_state()
-            if current is None:
+            if current is not None:
+                return current
+            kept = [s.state_id for s in self.states()]
+            if kept:
                 raise WarehouseError(
-                    f"no published data in {self.root}",
-                    hint="build it first: `ctmirror load --sample` (offline) or `ctmirror sync`",
-                )
-            return current
+                    f"{self.root / 'current'} is missing or points at no state, though states "
+                    f"{', '.join(kept)} are kept",
+                    hint="run `ctmirror republish`: it publishes the newest kept state again and restores the link")
+            if not self.root.is_dir():
+                raise WarehouseError(f"no published data in {self.root}: there is no such folder ({self.root.resolve()})",
+                                     hint="pass --warehouse (or set CTMIRROR_WAREHOUSE) to where it is, or build "
+                                          "one: `ctmirror load --sample` (offline) or `ctmirror sync`")
+            has_raw = (self.root / "raw" / "manifest.ndjson").exists()
+            raise WarehouseError(
+                f"no published data in {self.root}",
+                hint="run `ctmirror rebuild`: raw/ holds what was received (no network needed)" if has_raw else
+                     "build it first: `ctmirror load --sample` (offline) or `ctmirror sync`",
+            )
+        if not isinstance(state_id, str) or not STATE_ID.fullmatch(state_id):
+            raise StateNotFound(f"{state_id!r} is not a state ID (six digits; `ctmirror status` lists them)",
+                                hint="pass a state ID as `ctmirror status` shows it")
         path = self.states_dir / state_id
         if not (path / "state.json").exists():
             kept = ", ".join(s.state_id for s in self.states()) or "none"

@@ -13,7 +13,7 @@ import uuid
 from dataclasses import dataclass
 
 from ctmirror.errors import TerminalHarvestError
-from ctmirror.publish import completed_run, publish, record_run
+from ctmirror.publish import completed_run, publish
 
 from ctmirror.warehouse import State, Warehouse
 from ingest.harvest import Progress, SyncPaths
@@ -88,7 +88,6 @@ def fetch_history(warehouse: Warehouse, nct_ids: list[str], *, base_url: str, mi
             run = completed_run(run_id=checkpoint["run_id"], command="history", source="history", origin=base_url,
                                 started=checkpoint["started_at"], finished=utc_now(), counts=counts,
                                 pages=checkpoint["versions"], retries=client.retries)
-            record_run(warehouse, run)
             state = publish(warehouse, run=run, con=normalizer.con)
         finally:
             normalizer.close()

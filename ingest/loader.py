@@ -15,7 +15,7 @@ from pathlib import Path
 from ctmirror.errors import InputError
 from ctmirror.publish import completed_run, publish, record_run
 from ctmirror.warehouse import State, Warehouse
-from ingest.normalize import LoadCounts, Normalizer
+from ingest.normalize import LoadCounts, Normalizer, pending_receipts
 from ingest.raw_store import RawStore, utc_now
 
 
@@ -24,6 +24,7 @@ class LoadResult:
     run: dict
     counts: LoadCounts
     state: State
+    published: bool = True  # False: nothing new, `state` is the current state as it was
 
 
 def sample_path() -> Path:
@@ -56,8 +57,9 @@ def load_paths(warehouse: Warehouse, paths: Iterable[Path], *, source: str = "fi
     with warehouse.writing():
         started = utc_now()
         raw = RawStore(warehouse.root)
+        pending = {(receipt.sha256, receipt.source): receipt for receipt, _ in pending_receipts(warehouse, raw)}
         for file in files:
-            raw.receive_file(file, source=source)
+            raw.receive_file(file, source=source, pending=pending)
         return _normalise_and_publish(warehouse, command="load", source=source,
                                       origin=", ".join(str(f) for f in files), started=started,
                                       on_record=on_record)
@@ -123,7 +125,7 @@ def rebuild(warehouse: Warehouse, *, on_record: Callable[[int], None] | None = N
         started = utc_now()
         warehouse.start_generation()
         result = _normalise_and_publish(warehouse, command="rebuild", source="raw", origin="raw/",
-                                        started=started, on_record=on_record)
+                                        started=started, on_record=on_record, publish_always=True)
         warehouse.adopt_generation()
         return result
 
@@ -133,35 +135,76 @@ def republish(warehouse: Warehouse) -> State:
     published by another version needs before a Mirror reads it. Nothing is normalised again and no run is
     recorded; the new state carries the run of the one it replaces."""
     with warehouse.writing():
-        current = warehouse.state()
+        current = warehouse.latest_state()  # restores a missing `current` link too
         return publish(warehouse, run=dict(current.meta.get("run") or {}))
 
 
 def _normalise_and_publish(warehouse: Warehouse, *, command: str, source: str, origin: str, started: str,
-                           on_record: Callable[[int], None] | None, extra: dict | None = None) -> LoadResult:
+                           on_record: Callable[[int], None] | None, extra: dict | None = None,
+                           publish_always: bool = False) -> LoadResult:
     normalizer = Normalizer(warehouse, on_record=on_record)
     try:
         counts = normalizer.run()
         return _record_and_publish(normalizer, counts, command=command, source=source, origin=origin,
-                                   started=started, extra=extra)
+                                   started=started, extra=extra, publish_always=publish_always)
     finally:
         normalizer.close()
 
 
+class NothingLoaded(InputError):
+    """A load whose input held no study record, or only records that were quarantined: no study was added."""
+
+    def __init__(self, message: str, *, hint: str, counts: LoadCounts) -> None:
+        super().__init__(message, hint=hint)
+        self.counts = counts
+
+
 def _record_and_publish(normalizer: Normalizer, counts: LoadCounts, *, command: str, source: str, origin: str,
-                        started: str, extra: dict | None) -> LoadResult:
+                        started: str, extra: dict | None, publish_always: bool = False) -> LoadResult:
+    """Publishes what a load added: versions, or records quarantined for the first time. A load that added
+    neither publishes nothing (the current state answers the same) and is only recorded. A load whose input held
+    no record, or only bad ones, is an error (NothingLoaded) once that is done."""
     warehouse = normalizer.warehouse
     run = completed_run(run_id=uuid.uuid4().hex[:12], command=command, source=source, origin=origin,
                         started=started, finished=utc_now(), counts=asdict(counts), **(extra or {}))
-    record_run(warehouse, run)
-    state = publish(warehouse, run=run, con=normalizer.con)
-    return LoadResult(run=run, counts=counts, state=state)
+    if counts.versions_added or counts.quarantine_rows_added or publish_always or _unpublished(warehouse):
+        result = LoadResult(run=run, counts=counts, state=publish(warehouse, run=run, con=normalizer.con))
+    else:
+        record_run(warehouse, run)
+        result = LoadResult(run=run, counts=counts, state=warehouse.latest_state(), published=False)
+    if counts.records == 0:
+        raise NothingLoaded(f"no study record found in {origin}; nothing was added",
+                            hint="check the file: ctmirror reads v2 study JSON (NDJSON, API pages, single "
+                                 "studies, or .zip/.gz/.zst of them)", counts=counts)
+    if counts.quarantined == counts.records:
+        first = counts.problems[0] if counts.problems else "see SELECT * FROM quarantine"
+        raise NothingLoaded(f"all {counts.records:,} records of {origin} were quarantined (first: {first}); "
+                            "no study was added", hint="fix the records and load the file again; what was "
+                            "rejected is kept in raw/ and listed in the quarantine table", counts=counts)
+    return result
+
+
+def _unpublished(warehouse: Warehouse) -> bool:
+    """Whether a segment holds versions or quarantined records that no published state shows (a writer killed
+    between normalising and publishing): the next load publishes them even if it adds nothing itself."""
+    current = warehouse.current_state()
+    shown = set(current.meta.get("segments", [])) if current is not None else set()
+    if current is not None and current.meta.get("generation", warehouse.generation) != warehouse.generation:
+        shown = set()
+    for segment in warehouse.segments():
+        counts = segment.meta.get("counts", {})
+        added = counts.get("versions_added") or counts.get("quarantine_rows_added", counts.get("quarantined"))
+        if segment.segment_id not in shown and added:
+            return True
+    return False
 
 
 def summary_line(result: LoadResult) -> str:
     c = result.counts
+    outcome = (f"published state {result.state.state_id}" if result.published else
+               f"nothing new, so nothing published: state {result.state.state_id} stays current")
     return (f"{c.records} records: {c.studies_added} new studies, {c.studies_changed} changed, "
-            f"{c.unchanged} unchanged, {c.quarantined} quarantined; published state {result.state.state_id} "
+            f"{c.unchanged} unchanged, {c.quarantined} quarantined; {outcome} "
             f"({result.state.meta['counts']['studies']} studies).")
 
 

@@ -101,12 +101,14 @@ class LoadCounts:
     studies_changed: int = 0
     unchanged: int = 0
     quarantined: int = 0
+    quarantine_rows_added: int = 0  # quarantined records not already in quarantine (a reload adds none)
     segments: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # a few quarantine reasons, for the summary
 
     def add(self, other: dict) -> None:
-        for key in ("records", "versions_added", "studies_added", "studies_changed", "quarantined"):
-            setattr(self, key, getattr(self, key) + int(other[key]))
+        for key in ("records", "versions_added", "studies_added", "studies_changed", "quarantined",
+                    "quarantine_rows_added"):
+            setattr(self, key, getattr(self, key) + int(other.get(key, 0)))
         self.unchanged = self.records - self.versions_added - self.quarantined  # records count the quarantined
 
 
@@ -150,6 +152,23 @@ def record_shape(con: duckdb.DuckDBPyConnection) -> RecordShape:
     return RecordShape(study_structure_of(con))
 
 
+def pending_receipts(warehouse: Warehouse, raw: RawStore) -> list[tuple[Receipt, int]]:
+    """Receipts of raw/ not yet fully consumed into segments, each with the index of its first unconsumed
+    record (segments are written in receipt order, the last one saying where it stopped)."""
+    segments = warehouse.segments()
+    end = segments[-1].meta["end"] if segments else {"receipt_id": 0, "next_index": None}
+    result = []
+    for receipt in raw.receipts():
+        if receipt.receipt_id < end["receipt_id"]:
+            continue
+        if receipt.receipt_id == end["receipt_id"]:
+            if end["next_index"] is not None:
+                result.append((receipt, end["next_index"]))
+            continue
+        result.append((receipt, 0))
+    return result
+
+
 class Normalizer:
     """Consumes pending receipts into segments. Use inside `Warehouse.writing()`. Its `con` is the writer's
     DuckDB: a writer publishes on it too, before `close()` (see ctmirror.publish.publish)."""
@@ -173,18 +192,7 @@ class Normalizer:
 
     def pending(self) -> list[tuple[Receipt, int]]:
         """Receipts not yet fully consumed, each with the index of its first unconsumed record."""
-        segments = self.warehouse.segments()
-        end = segments[-1].meta["end"] if segments else {"receipt_id": 0, "next_index": None}
-        result = []
-        for receipt in self.raw.receipts():
-            if receipt.receipt_id < end["receipt_id"]:
-                continue
-            if receipt.receipt_id == end["receipt_id"]:
-                if end["next_index"] is not None:
-                    result.append((receipt, end["next_index"]))
-                continue
-            result.append((receipt, 0))
-        return result
+        return pending_receipts(self.warehouse, self.raw)
 
     def run(self) -> LoadCounts:
         """Consumes every pending receipt, reading each from raw/."""
@@ -238,6 +246,10 @@ class Normalizer:
         con.execute(read_sql("stage/known_versions.sql"))
         if known:
             con.execute(read_sql("stage/known_versions_of.sql"), {"files": known})
+        con.execute(read_sql("stage/known_rejects.sql"))
+        if known and batch.rejected:
+            con.execute(read_sql("stage/known_rejects_of.sql"),
+                        {"files": [str(s.table_file("quarantine")) for s in self.warehouse.segments()]})
         staged = {"staging": str(batch.staging_path), "object_bytes": max(PARSE_BUFFER_BYTES, batch.longest_line + 1)}
         with all_cores(con) if last else nullcontext():
             try:
@@ -260,6 +272,8 @@ class Normalizer:
         batch_counts = dict(zip(("records", "versions_added", "studies_added", "studies_changed"), row))
         batch_counts["quarantined"] = batch.rejected
         batch_counts["records"] += batch.rejected
+        batch_counts["quarantine_rows_added"] = con.execute(
+            read_sql("asof/row_count.sql"), {"file": str(tmp / "quarantine.parquet")}).fetchone()[0] if batch.rejected else 0
         meta = {
             "segment_id": segment_id,
             "end": end,
@@ -335,6 +349,9 @@ class _Feed:
 _STAGED_HEAD = re.compile(rb'^\{"o":\d+,"r":\d+,"l":"(?:[^"\\]|\\.)*"')
 
 
+_NCT_ID_IN_TEXT = re.compile(r'"nctId"\s*:\s*"(NCT[0-9]{8})"')
+
+
 class _Batch:
     """Scratch files of one batch: staged records and rejected ones, both NDJSON."""
 
@@ -362,6 +379,8 @@ class _Batch:
         self.longest_line = max(self.longest_line, line_bytes)
 
     def reject(self, receipt: Receipt, locator: str, nct_id: str | None, reason: str, text: str) -> None:
+        if nct_id is None and (readable := _NCT_ID_IN_TEXT.search(text, 0, 1 << 20)):
+            nct_id = readable.group(1)  # a record too broken to parse may still name its study
         self._rejects.write(json.dumps({
             "receipt_id": receipt.receipt_id, "origin": receipt.origin, "locator": locator, "nct_id": nct_id,
             "reason": reason, "record_text": text, "quarantined_at": receipt.received_at.rstrip("Z"),

@@ -83,7 +83,11 @@ class RawStore:
         self._last_id: int | None = None
 
     def receive_file(self, path: Path, *, source: str, origin: str | None = None,
-                     context: dict | None = None, received_at: str | None = None) -> Receipt:
+                     context: dict | None = None, received_at: str | None = None,
+                     pending: dict[tuple[str, str], Receipt] | None = None) -> Receipt:
+        """Stores a file and appends its receipt. pending: receipts not yet normalised, by (sha256, source): the
+        same bytes from the same source again (a load retried after a failure) reuse that receipt instead of
+        being recorded, and normalised, twice."""
         with open(path, "rb") as f:
             compressed = compression_of(f.read(4)) is not None
         # One read: the blob is written under a temporary name while the digest that names it is computed.
@@ -103,6 +107,8 @@ class RawStore:
                 fsync_dir(target.parent)
         finally:
             Path(tmp_name).unlink(missing_ok=True)
+        if pending and (sha, source) in pending:
+            return pending[(sha, source)]
         return self._append(sha, blob, origin or str(path.resolve()), source, path.stat().st_size,
                             context, received_at)
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -45,3 +47,14 @@ def sample_warehouse(tmp_path_factory) -> Path:
 def write_ndjson(path: Path, records: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     return path
+
+
+def fingerprint(root: Path) -> dict[str, str]:
+    """Every file under a warehouse, by content (links by target)."""
+    files = {}
+    for folder, _dirs, names in os.walk(root):
+        for name in names:
+            path = Path(folder) / name
+            key = str(path.relative_to(root))
+            files[key] = os.readlink(path) if path.is_symlink() else hashlib.sha256(path.read_bytes()).hexdigest()
+    return files

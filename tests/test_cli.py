@@ -13,6 +13,7 @@ import pytest
 from conftest import nct, write_ndjson
 from ctmirror import Mirror
 from ctmirror.errors import WarehouseError
+from ctmirror.readonly import ReadOnlyViolation
 from ctmirror.warehouse import Warehouse
 
 
@@ -52,7 +53,7 @@ def test_every_command_has_help_with_an_example():
 
 def test_mirror_is_read_only(sample_warehouse):
     with Mirror(sample_warehouse) as m:
-        with pytest.raises(duckdb.Error, match="read-only"):
+        with pytest.raises(ReadOnlyViolation, match="read-only: a CREATE statement"):
             m.sql("CREATE TABLE x AS SELECT 1")
         frame = m.sql("SELECT nct_id FROM studies WHERE nct_id = $id", {"id": "NCT00711542"})
         assert frame.to_dicts() == [{"nct_id": "NCT00711542"}]

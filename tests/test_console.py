@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +10,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from conftest import fingerprint
 from ctmirror import Mirror
 from ctmirror.console import QueryFailed, ReadOnlyViolation, run_query
 
@@ -19,16 +18,6 @@ from ctmirror.console import QueryFailed, ReadOnlyViolation, run_query
 def ctmirror(warehouse: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "ctmirror.cli", "-w", str(warehouse), *args], input=stdin,
                           capture_output=True, text=True, timeout=120)
-
-
-def fingerprint(root: Path) -> dict[str, str]:
-    files = {}
-    for folder, _dirs, names in os.walk(root):
-        for name in names:
-            path = Path(folder) / name
-            if not path.is_symlink() and "snapshots" not in path.parts:
-                files[str(path.relative_to(root))] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return files
 
 
 ATTEMPTS = [

@@ -242,7 +242,29 @@ def test_any_text_is_searched_as_text(m, text):
     m.get_landscape(text)
     m.get_terminated(text)
     m.search(query=text, condition=text)
+    m.search(location=text)
     assert m.sql("SELECT count(*) AS n FROM studies")["n"][0] == 2279
+
+
+@pytest.mark.parametrize("punctuation", ["%", "_", "-", "*", "…", "，"])
+def test_punctuation_alone_matches_nothing_in_any_argument(m, punctuation):
+    assert m.search(location=punctuation).pagination.total_count == 0
+    assert m.search(condition=punctuation).pagination.total_count == 0
+    assert m.search(query=punctuation).pagination.total_count == 0
+    assert m.search_trials(punctuation, punctuation) == []
+    # a punctuation part beside a real one is no condition: "Boston, %" is "Boston"
+    assert (m.search(location="Boston, %").pagination.total_count
+            == m.search(location="Boston").pagination.total_count > 0)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, bad: m.search_trials(bad, "NASH"), lambda m, bad: m.get_landscape(bad),
+    lambda m, bad: m.search(location=bad), lambda m, bad: m.get_terminated(bad),
+    lambda m, bad: m.stats("stats_by_phase", condition=bad)])
+def test_a_lone_surrogate_is_an_invalid_argument(m, call):
+    with pytest.raises(InvalidArgument, match="lone surrogate") as caught:
+        call(m, "asthma \udc80")
+    assert caught.value.envelope()["error"]["code"] == "INVALID_INPUT"
 
 
 @pytest.mark.parametrize("call", [

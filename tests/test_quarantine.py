@@ -10,7 +10,7 @@ import pytest
 from conftest import write_ndjson
 from ctmirror import InputError, Mirror
 from ctmirror.warehouse import Warehouse
-from ingest.loader import load_paths
+from ingest.loader import NothingLoaded, load_paths
 
 
 def quarantine_rows(root) -> list[dict]:
@@ -24,6 +24,13 @@ def loaded(tmp_path, records):
     wh = Warehouse(tmp_path / "w")
     load_paths(wh, [write_ndjson(tmp_path / "good.ndjson", records[:20])])
     return wh
+
+
+def load_only_bad(wh: Warehouse, paths: list) -> object:
+    """A load whose every record is bad: an error, with the records quarantined and published all the same."""
+    with pytest.raises(NothingLoaded, match="were quarantined") as caught:
+        load_paths(wh, paths)
+    return caught.value.counts
 
 
 def assert_good_studies_kept(wh: Warehouse, expected: int = 20) -> None:
@@ -77,8 +84,8 @@ def test_a_quarantined_record_is_not_counted_unchanged(tmp_path, loaded, records
 def test_schema_violations_are_quarantined_with_the_field_named(tmp_path, loaded, records_by_id, mutate, reason):
     bad = copy.deepcopy(records_by_id["NCT00711542"])
     mutate(bad)
-    result = load_paths(loaded, [write_ndjson(tmp_path / "bad.ndjson", [bad])])
-    assert result.counts.quarantined == 1
+    counts = load_only_bad(loaded, [write_ndjson(tmp_path / "bad.ndjson", [bad])])
+    assert counts.quarantined == 1
     [row] = quarantine_rows(loaded.root)
     assert row["reason"] == reason
     assert json.loads(row["record_text"]) == bad  # nothing of the record is lost
@@ -87,9 +94,9 @@ def test_schema_violations_are_quarantined_with_the_field_named(tmp_path, loaded
 
 def test_non_json_file(tmp_path, loaded):
     (tmp_path / "notes.txt").write_text("nctId,title\nNCT00000001,something\n")
-    result = load_paths(loaded, [tmp_path / "notes.txt"])
+    counts = load_only_bad(loaded, [tmp_path / "notes.txt"])
     [row] = quarantine_rows(loaded.root)
-    assert result.counts.quarantined == 1
+    assert counts.quarantined == 1
     assert row["reason"].startswith("not valid JSON") and row["origin"].endswith("notes.txt")
     assert_good_studies_kept(loaded)
 
@@ -107,9 +114,9 @@ def test_non_utf8_line(tmp_path, loaded, records):
 
 def test_empty_file(tmp_path, loaded):
     (tmp_path / "empty.ndjson").write_bytes(b"")
-    result = load_paths(loaded, [tmp_path / "empty.ndjson"])
+    counts = load_only_bad(loaded, [tmp_path / "empty.ndjson"])
     [row] = quarantine_rows(loaded.root)
-    assert result.counts.quarantined == 1 and row["reason"] == "empty file: no records"
+    assert counts.quarantined == 1 and row["reason"] == "empty file: no records"
     assert_good_studies_kept(loaded)
 
 
@@ -136,6 +143,6 @@ def test_a_missing_path_is_a_clear_error_and_nothing_is_received(tmp_path, loade
 
 def test_a_page_whose_studies_is_not_a_list(tmp_path, loaded):
     (tmp_path / "page.json").write_text(json.dumps({"studies": {"NCT1": {}}, "totalCount": 1}))
-    load_paths(loaded, [tmp_path / "page.json"])
+    load_only_bad(loaded, [tmp_path / "page.json"])
     [row] = quarantine_rows(loaded.root)
     assert row["reason"] == "page response: 'studies' is dict, expected a list"

@@ -123,12 +123,15 @@ CREATE OR REPLACE MACRO term_matches(q) AS TABLE
 SELECT n.nct_id, h.score FROM term_hits(q) AS h JOIN study_number AS n USING (study_no);
 
 -- location_matches(location): 'Boston, MA' → studies with a site whose place holds every comma-separated
--- part (a US state's code or name either way).
+-- part (a US state's code or name either way). A part with no letter or digit ('%', '-') is no condition: it
+-- normalises to nothing, and nothing would be contained in every place.
 CREATE OR REPLACE MACRO location_matches(location_query) AS TABLE
 WITH parts AS (
-    SELECT i, search_norm(part) AS part
-    FROM (SELECT unnest(l) AS part, generate_subscripts(l, 1) AS i FROM (SELECT string_split(location_query, ',') AS l))
-    WHERE trim(part) <> ''
+    SELECT i, part
+    FROM (SELECT i, trim(search_norm(part)) AS part
+          FROM (SELECT unnest(l) AS part, generate_subscripts(l, 1) AS i
+                FROM (SELECT string_split(location_query, ',') AS l)))
+    WHERE part <> ''
 ),
 alternatives AS (
     SELECT i, part AS phrase FROM parts
