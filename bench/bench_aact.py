@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.corpus import print_load_figures  # noqa: E402
 from bench.thread_cpu import ThreadCpu, print_thread_cpu  # noqa: E402
-from ctmirror.warehouse import Warehouse  # noqa: E402
+from ctmirror.core.warehouse import Warehouse  # noqa: E402
 from ingest.loader import load_aact  # noqa: E402
 
 SAMPLE = ROOT / "tests" / "data" / "aact" / "20261101_ctgov_sample.zip"

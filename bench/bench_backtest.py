@@ -18,9 +18,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ctmirror import Mirror  # noqa: E402
-from ctmirror.catalog import CATALOG_FORMAT  # noqa: E402
-from ctmirror.snapshot import build_snapshot  # noqa: E402
-from ctmirror.warehouse import Warehouse  # noqa: E402
+from ctmirror.core.warehouse import (
+    CATALOG_FORMAT,  # noqa: E402
+    Warehouse,  # noqa: E402
+)
+from ingest.snapshot import build_snapshot  # noqa: E402
 
 
 def main() -> None:

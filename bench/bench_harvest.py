@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ctmirror.warehouse import Warehouse  # noqa: E402
+from ctmirror.core.warehouse import Warehouse  # noqa: E402
 from ingest.harvest import SyncOptions, sync  # noqa: E402
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.corpus import print_load_figures, write_corpus  # noqa: E402
-from ctmirror.warehouse import Warehouse  # noqa: E402
+from ctmirror.core.warehouse import Warehouse  # noqa: E402
 from ingest.loader import load_paths  # noqa: E402
 
 

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.corpus import reuse_or_build, write_corpus  # noqa: E402
 from ctmirror import Mirror  # noqa: E402
-from ctmirror.warehouse import Warehouse  # noqa: E402
+from ctmirror.core.warehouse import Warehouse  # noqa: E402
 from ingest.loader import load_paths, sample_path  # noqa: E402
 
 

@@ -56,7 +56,7 @@ def sql_fingerprint() -> str:
     differs from the one recorded when it was built."""
     import hashlib
 
-    from ctmirror.sqlfiles import sql_root
+    from ctmirror.core.sqlfiles import sql_root
 
     digest = hashlib.sha256()
     for path in sorted(sql_root().rglob("*")):
@@ -68,7 +68,7 @@ def sql_fingerprint() -> str:
 def reuse_or_build(root: Path, build) -> Path:
     """A benchmark warehouse kept between runs: built by `build(root)` the first time, renormalised from its
     raw/ (`ctmirror rebuild`) when the SQL has changed since, as is otherwise."""
-    from ctmirror.warehouse import Warehouse
+    from ctmirror.core.warehouse import Warehouse
     from ingest.loader import rebuild
 
     stamp = root / "bench-sql-fingerprint.txt"

@@ -16,8 +16,9 @@ import msgspec
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from bench.corpus import replicated_lines, sample_lines  # noqa: E402
 from fake_api import FakeApiServer, FakeRegistry, encode_record  # noqa: E402
+
+from bench.corpus import replicated_lines, sample_lines  # noqa: E402
 
 
 def main() -> None:

@@ -1,6 +1,6 @@
 """ctmirror: an offline local mirror of ClinicalTrials.gov (API v2) with SQL analytics."""
 
-from ctmirror.errors import CtmirrorError, InputError, InvalidArgument, WarehouseError
+from ctmirror.core.errors import CtmirrorError, InputError, InvalidArgument, WarehouseError
 from ctmirror.mirror import Mirror
 
 __all__ = ["CtmirrorError", "InputError", "InvalidArgument", "Mirror", "WarehouseError"]

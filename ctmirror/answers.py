@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import duckdb
 
+from ctmirror.core.sqlfiles import read_sql
 from ctmirror.models import ConditionLandscape, TerminatedTrial, Trial, TrialDetails, WhitespaceResult
-from ctmirror.sqlfiles import read_sql
 
 if TYPE_CHECKING:
     from ctmirror.mirror import Mirror

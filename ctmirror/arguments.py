@@ -6,14 +6,14 @@ from __future__ import annotations
 import re
 from datetime import date, datetime
 
-from ctmirror.errors import InvalidArgument, InvalidNctId
+from ctmirror.core.errors import InvalidArgument, InvalidNctId
 
 PHASES = ("EARLY_PHASE1", "PHASE1", "PHASE2", "PHASE3", "PHASE4", "NA")
 STATUSES = ("RECRUITING", "COMPLETED", "ACTIVE_NOT_RECRUITING", "NOT_YET_RECRUITING", "SUSPENDED", "TERMINATED",
             "WITHDRAWN", "ENROLLING_BY_INVITATION", "UNKNOWN")
 SEXES = ("ALL", "FEMALE", "MALE")
 STUDY_TYPES = ("INTERVENTIONAL", "OBSERVATIONAL", "EXPANDED_ACCESS")
-_NCT_ID = re.compile(r"^NCT\d{8}$", re.IGNORECASE)
+_NCT_ID = re.compile(r"^NCT:?(\d{8})$", re.IGNORECASE)  # the contract also writes NCT:01234567
 _PHASE_FILTER = re.compile(r"^\s*\(?\s*[A-Z0-9_]+(\s+OR\s+[A-Z0-9_]+)*\s*\)?\s*$", re.IGNORECASE)
 _AGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(years?|months?|weeks?|days?)?\s*$", re.IGNORECASE)
 _DAYS_PER = {"year": 365.25, "month": 30.4375, "week": 7, "day": 1}
@@ -94,10 +94,12 @@ def statuses(value: object) -> list[str] | None:
 
 
 def nct_id(value: object) -> str:
-    if not isinstance(value, str) or not _NCT_ID.match(value.strip()):
+    """NCT01234567, as the registry writes it, from that form or the contract's NCT:01234567."""
+    found = _NCT_ID.match(value.strip()) if isinstance(value, str) else None
+    if found is None:
         raise InvalidNctId(f"{value!r} is not an NCT ID: expected NCT followed by 8 digits, e.g. NCT00711542",
                            invalid_input=value, recovery_hint="Check the identifier; it looks like NCT01234567.")
-    return value.strip().upper()
+    return f"NCT{found.group(1)}"
 
 
 def age_days(name: str, value: object) -> int | None:

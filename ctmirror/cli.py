@@ -12,8 +12,8 @@ from typing import Annotated, Optional
 import typer
 from tqdm import tqdm
 
-from ctmirror.errors import CtmirrorError, InvalidArgument
-from ctmirror.warehouse import Warehouse
+from ctmirror.core.errors import CtmirrorError, InvalidArgument, NotFound
+from ctmirror.core.warehouse import Warehouse
 
 app = typer.Typer(
     add_completion=False,
@@ -27,6 +27,7 @@ class Options:
     warehouse: Path | None = None
     quiet: bool = False
     debug: bool = False
+    json: bool = False  # a command's --json: every outcome, errors included, is JSON on stdout
 
 
 options = Options()
@@ -51,7 +52,7 @@ def open_warehouse() -> Warehouse:
 
 def refuse_inside_warehouse(out: Path) -> None:
     """An output file never lands inside a warehouse: it would change what readers see."""
-    from ctmirror.warehouse import warehouse_containing
+    from ctmirror.core.warehouse import warehouse_containing
 
     inside = warehouse_containing(out)
     if inside is not None:
@@ -117,7 +118,8 @@ def load_aact(
 
     Example: ctmirror load-aact 20240601_clinical_trials.zip
     """
-    from ingest.loader import NothingLoaded, load_aact as load_dump, summary_line
+    from ingest.loader import NothingLoaded, summary_line
+    from ingest.loader import load_aact as load_dump
 
     if dump_date is not None:
         try:
@@ -191,7 +193,8 @@ def sync(
 
     Example: ctmirror sync            or   ctmirror sync --from-bulk ctg-studies.json.zip
     """
-    from ingest.harvest import SyncOptions, sync as run_sync, sync_from_bulk
+    from ingest.harvest import SyncOptions, sync_from_bulk
+    from ingest.harvest import sync as run_sync
 
     progress = SyncProgress()
     try:
@@ -233,7 +236,7 @@ def republish() -> None:
 
 
 @app.command()
-def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+def status(as_json: JsonOption = False) -> None:
     """Studies, versions, per-status and per-phase counts, last run, quarantine, size.
 
     Example: ctmirror status
@@ -261,7 +264,13 @@ DateOption = Annotated[Optional[str], typer.Option("--date-before", "--as-of",
                                                    help="Cutoff date YYYY-MM-DD: answer as the registry stood then.")]
 HoldoutOption = Annotated[str, typer.Option("--holdout", help="strict (only what was published by the cutoff) "
                                                               "or first_posted (the live API's rule).")]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as the contract's JSON.")]
+def _json_requested(value: bool) -> bool:
+    options.json = options.json or bool(value)
+    return value
+
+
+JsonOption = Annotated[bool, typer.Option("--json", callback=_json_requested,
+                                          help="Print the result, or the error, as the contract's JSON.")]
 
 
 def open_mirror():
@@ -389,8 +398,7 @@ def _show_trial(nct_id: str, details: bool, as_json: bool) -> None:
     with open_mirror() as m:
         trial = m.get_trial_details(nct_id) if details else m.get_trial(nct_id)
     if trial is None:
-        typer.echo(f"{nct_id.strip().upper()}: not found", err=True)
-        raise typer.Exit(1)
+        raise NotFound(f"{nct_id.strip()}: not found", invalid_input=nct_id)
     if as_json:
         return emit_json(trial)
     data = trial.model_dump()
@@ -468,7 +476,7 @@ def snapshot(
     Example: ctmirror snapshot --as-of 2019-06-01 --out snapshots/2019-06-01
     """
     from ctmirror import arguments
-    from ctmirror.snapshot import build_snapshot
+    from ingest.snapshot import build_snapshot
 
     warehouse = open_warehouse()
     manifest = build_snapshot(warehouse, arguments.cutoff(as_of), out, state=warehouse.state(state))
@@ -636,7 +644,7 @@ def sql_command(
 
 def _prompt(m, limit: int, timeout: float) -> None:
     from ctmirror.console import run_query
-    from ctmirror.errors import CtmirrorError
+    from ctmirror.core.errors import CtmirrorError
     from ctmirror.render import table
 
     typer.echo(f"ctmirror sql on state {m.state_id} (read-only). End a query with ';'. .quit to leave.")
@@ -667,21 +675,18 @@ def main() -> None:
     except CtmirrorError as exc:
         if options.debug:
             raise
-        if isinstance(exc, InvalidArgument) and "--json" in sys.argv:
-            typer.echo(json.dumps(exc.envelope(), indent=2), err=True)
+        if options.json:  # the contract's envelope on stdout; stderr stays for people
+            typer.echo(json.dumps(exc.envelope(), indent=2, ensure_ascii=False))
         typer.echo(f"error: {exc}", err=True)
         if exc.hint:
             typer.echo(f"hint: {exc.hint}", err=True)
-        sys.exit(2)
-    except (typer.Exit, SystemExit) as exc:
-        code = getattr(exc, "exit_code", getattr(exc, "code", 0))
-        sys.exit(code)
+        sys.exit(exc.exit_code)
+    except typer.Abort:  # Ctrl-C at a prompt
+        sys.exit(130)
+    except typer.TyperException as exc:  # a usage error of the command line (its parser's ClickException)
+        exc.show()  # type: ignore[attr-defined]
+        sys.exit(exc.exit_code)  # type: ignore[attr-defined]
     except Exception as exc:
-        if hasattr(exc, "show") and hasattr(exc, "exit_code"):  # a usage error from the CLI parser
-            exc.show()
-            sys.exit(exc.exit_code)
-        if type(exc).__name__ == "Abort":
-            sys.exit(130)
         if options.debug:
             raise
         typer.echo(f"error: {type(exc).__name__}: {exc}", err=True)

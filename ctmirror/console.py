@@ -15,6 +15,7 @@ import duckdb
 from ctmirror.mirror import Mirror
 from ctmirror.readonly import QueryFailed, ReadOnlyViolation, check_query, query_error
 
+
 @dataclass
 class QueryResult:
     columns: list[str]

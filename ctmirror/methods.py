@@ -12,11 +12,19 @@ from typing import TYPE_CHECKING, Any
 
 from ctmirror import answers
 from ctmirror import arguments as arg
-from ctmirror.errors import InvalidArgument
-from ctmirror.models import (ConditionLandscape, Pagination, PaginationEnvelope, TerminatedTrial, Trial,
-                             TrialDetails, TrialSearchCandidate, WhitespaceResult)
-from ctmirror.sqlfiles import read_sql
-from ctmirror.warehouse import STATE_ID
+from ctmirror.core.errors import InvalidArgument
+from ctmirror.core.sqlfiles import read_sql
+from ctmirror.core.warehouse import STATE_ID
+from ctmirror.models import (
+    ConditionLandscape,
+    Pagination,
+    PaginationEnvelope,
+    TerminatedTrial,
+    Trial,
+    TrialDetails,
+    TrialSearchCandidate,
+    WhitespaceResult,
+)
 
 if TYPE_CHECKING:
     from ctmirror.mirror import Mirror

@@ -16,12 +16,11 @@ import polars as pl
 
 from ctmirror import arguments
 from ctmirror.answers import RUNNERS, answer_all, rows_of
-from ctmirror.catalog import CATALOG_FORMAT
-from ctmirror.errors import InvalidArgument, StateNotFound, WarehouseError
+from ctmirror.core.errors import InvalidArgument, StateNotFound, WarehouseError
+from ctmirror.core.sqlfiles import read_sql
+from ctmirror.core.warehouse import CATALOG_FORMAT, State, Warehouse
 from ctmirror.methods import Methods
 from ctmirror.readonly import check_query, engine_error, open_reader, query_error
-from ctmirror.sqlfiles import read_sql
-from ctmirror.warehouse import State, Warehouse
 
 Answer = TypeVar("Answer")
 
@@ -177,7 +176,7 @@ class Mirror(Methods):
         key = ("as_of", cutoff)
         if key in self._pinned:
             return self._pinned[key]
-        from ctmirror.snapshot import build_snapshot
+        from ingest.snapshot import build_snapshot
 
         folder = (self.warehouse.root / "snapshots"
                   / f"{self.state.state_id}-{cutoff.isoformat()}-strict-format{CATALOG_FORMAT}")

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import duckdb
 
-from ctmirror.errors import InputError, WarehouseError
-from ctmirror.sqlfiles import read_sql, sql_literal
+from ctmirror.core.errors import InputError, WarehouseError
+from ctmirror.core.sqlfiles import read_sql, sql_literal
 
 # Extensions are never fetched or loaded behind a query's back (there is no network here, and a reader needs none).
 READER_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}

@@ -13,7 +13,7 @@ from collections import Counter
 from datetime import date
 from pathlib import Path
 
-from ctmirror.errors import CtmirrorError
+from ctmirror.core.errors import CtmirrorError
 from ctmirror.mirror import Mirror
 
 _BAR = "#3b6ea5"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ctmirror.core.sqlfiles import read_sql
 from ctmirror.mirror import Mirror
-from ctmirror.sqlfiles import read_sql
 
 
 def directory_size(path: Path) -> int:

@@ -25,8 +25,9 @@ from pathlib import Path
 
 import duckdb
 
-from ctmirror.errors import InputError
-from ctmirror.sqlfiles import read_sql, sql_literal
+from ctmirror.core.duck import BESIDE_PYTHON, CORES, new_connection
+from ctmirror.core.errors import InputError
+from ctmirror.core.sqlfiles import read_sql, sql_literal
 from ingest.aact_plan import (
     DERIVED_LEAVES,
     LINKED_MEMBERS,
@@ -38,7 +39,6 @@ from ingest.aact_plan import (
     required_tables,
     tables_read,
 )
-from ingest.normalize import BESIDE_PYTHON, CORES, new_connection
 from ingest.sources import Candidate
 
 _IDENTIFIER = re.compile(r"^[a-z][a-z0-9_]*$")

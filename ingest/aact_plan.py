@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass, field
 from functools import cache
 
-from ctmirror.sqlfiles import sql_root
+from ctmirror.core.sqlfiles import sql_root
 
 Path_ = tuple[str, ...]
 

@@ -20,22 +20,21 @@ import json
 import logging
 import time
 import uuid
-
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import duckdb
 
-from ctmirror.errors import TerminalHarvestError
-from ctmirror.publish import completed_run, publish
-from ctmirror.sqlfiles import read_sql
-from ctmirror.warehouse import State, Warehouse, atomic_write_text
+from ctmirror.core.duck import quiet
+from ctmirror.core.errors import TerminalHarvestError
+from ctmirror.core.raw_store import RawStore, utc_now
+from ctmirror.core.sqlfiles import read_sql
+from ctmirror.core.warehouse import State, Warehouse, atomic_write_text
 from ingest.crash import crash_point
 from ingest.http_client import DEFAULT_BASE_URL, PoliteClient, RetryPolicy
-from ingest.normalize import Normalizer, quiet
-from ingest.raw_store import RawStore, utc_now
 from ingest.sources import open_decompressed, parse_page
+from ingest.writer import WriterRun, writer_run
 
 log = logging.getLogger("ctmirror.harvest")
 
@@ -93,7 +92,7 @@ class SyncPaths:
 
 def sync(warehouse: Warehouse, options: SyncOptions, progress: Progress | None = None) -> SyncResult:
     progress = progress or Progress()
-    with warehouse.writing():
+    with writer_run(warehouse, command="sync", source="api") as writer:
         paths = SyncPaths(warehouse)
         client = PoliteClient(options.base_url, options.min_interval, options.timeout, options.retry)
         try:
@@ -107,14 +106,9 @@ def sync(warehouse: Warehouse, options: SyncOptions, progress: Progress | None =
                 progress.note(f"resuming run {checkpoint['run_id']} ({checkpoint['mode']}) after page "
                               f"{checkpoint['pages']}")
             progress.start(checkpoint.get("total"))
-            # One normaliser for the whole run, publishing included (see ctmirror.publish.publish)
-            normalizer = Normalizer(warehouse)
-            try:
-                run = _Run(warehouse, paths, client, options, checkpoint, progress, normalizer)
-                run.harvest()
-                return run.finish()
-            finally:
-                normalizer.close()
+            run = _Run(writer, paths, client, options, checkpoint, progress)
+            run.harvest()
+            return run.finish()
         finally:
             client.close()
 
@@ -163,12 +157,12 @@ def _data_timestamp(client: PoliteClient) -> str | None:
 
 
 class _Run:
-    def __init__(self, warehouse: Warehouse, paths: SyncPaths, client: PoliteClient, options: SyncOptions,
-                 checkpoint: dict, progress: Progress, normalizer: Normalizer) -> None:
-        self.warehouse, self.paths, self.client = warehouse, paths, client
+    def __init__(self, writer: WriterRun, paths: SyncPaths, client: PoliteClient, options: SyncOptions,
+                 checkpoint: dict, progress: Progress) -> None:
+        self.writer, self.warehouse, self.paths, self.client = writer, writer.warehouse, paths, client
         self.options, self.cp, self.progress = options, checkpoint, progress
-        self.normalizer = normalizer
-        self.raw = RawStore(warehouse.root)
+        self.normalizer = writer.normalizer  # one for the whole run, publishing included
+        self.raw = writer.raw
         self.started = time.monotonic()
 
     def save(self) -> None:
@@ -269,13 +263,12 @@ class _Run:
         self.normalizer.run()
         counts = self._counts()
         finished = utc_now()
-        run = completed_run(run_id=self.cp["run_id"], command="sync", source="api", origin=self.cp["base_url"],
-                            started=self.cp["started_at"], finished=finished, counts=counts,
-                            data_timestamp=end_timestamp or self.cp["data_timestamp"], removed=removed,
-                            pages=self.cp["pages"], retries=self.cp["retries"],
-                            note="; ".join(self.cp["notes"]) or None)
+        run = self.writer.completed(run_id=self.cp["run_id"], origin=self.cp["base_url"], started=self.cp["started_at"],
+                                    counts=counts, data_timestamp=end_timestamp or self.cp["data_timestamp"],
+                                    removed=removed, pages=self.cp["pages"], retries=self.cp["retries"],
+                                    note="; ".join(self.cp["notes"]) or None)
         publish_started, publish_cpu_started = time.monotonic(), time.process_time()
-        state = publish(self.warehouse, run=run, con=self.normalizer.con)
+        state = self.writer.publish(run)
         publish_seconds = time.monotonic() - publish_started
         publish_cpu = time.process_time() - publish_cpu_started
         self.paths.write(self.paths.state, {
@@ -367,28 +360,21 @@ def sync_from_bulk(warehouse: Warehouse, source: str, *, progress: Progress | No
     """The registry's bulk json.zip (a path or URL) as the first full load; incremental syncs continue from
     the newest lastUpdatePostDate it holds. Streamed: one zip member at a time, batches of bounded size."""
     progress = progress or Progress()
-    with warehouse.writing():
-        started = utc_now()
-        first_segment = warehouse.last_segment_number()
-        raw = RawStore(warehouse.root)
+    with writer_run(warehouse, command="sync", source="bulk", on_record=lambda n: progress.page(n, None)) as writer:
+        raw = writer.raw
         if source.startswith(("http://", "https://")):
             receipt = _download(raw, source, timeout, progress)
         else:
             path = Path(source)
             if not path.is_file():
-                from ctmirror.errors import InputError
+                from ctmirror.core.errors import InputError
 
                 raise InputError(f"{source}: no such file (expected the registry's bulk json.zip or its URL)")
             receipt = raw.receive_file(path, source="bulk")
-        normalizer = Normalizer(warehouse, on_record=lambda n: progress.page(n, None))
-        try:
-            normalizer.run()
-            counts = warehouse.counts_since(first_segment)
-            run = completed_run(run_id=uuid.uuid4().hex[:12], command="sync", source="bulk", origin=receipt.origin,
-                                started=started, finished=utc_now(), counts=counts)
-            state = publish(warehouse, run=run, con=normalizer.con)
-        finally:
-            normalizer.close()
+        writer.normalizer.run()
+        counts = writer.counts()
+        run = writer.completed(origin=receipt.origin, counts=counts)
+        state = writer.publish(run)
         con = quiet(duckdb.connect())
         try:
             newest = con.execute(read_sql("publish/newest_update.sql"),

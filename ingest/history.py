@@ -12,14 +12,12 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from ctmirror.errors import TerminalHarvestError
-from ctmirror.publish import completed_run, publish
-
-from ctmirror.warehouse import State, Warehouse
+from ctmirror.core.errors import TerminalHarvestError
+from ctmirror.core.raw_store import utc_now
+from ctmirror.core.warehouse import State, Warehouse
 from ingest.harvest import Progress, SyncPaths
 from ingest.http_client import PoliteClient
-from ingest.normalize import Normalizer
-from ingest.raw_store import RawStore, utc_now
+from ingest.writer import writer_run
 
 
 @dataclass
@@ -54,7 +52,7 @@ def _study_of(version: object, url: str) -> None:
 def fetch_history(warehouse: Warehouse, nct_ids: list[str], *, base_url: str, min_interval: float = 1.2,
                   timeout: float = 60.0, progress: Progress | None = None) -> HistoryResult:
     progress = progress or Progress()
-    with warehouse.writing():
+    with writer_run(warehouse, command="history", source="history") as writer:
         paths = SyncPaths(warehouse)
         checkpoint_path = paths.folder / "history_checkpoint.json"
         checkpoint = paths.read(checkpoint_path)
@@ -63,7 +61,7 @@ def fetch_history(warehouse: Warehouse, nct_ids: list[str], *, base_url: str, mi
                           "started_at": utc_now(), "first_segment": warehouse.last_segment_number()}
             paths.write(checkpoint_path, checkpoint)
         client = PoliteClient(base_url, min_interval, timeout)
-        raw = RawStore(warehouse.root)
+        raw = writer.raw
         progress.start(len(nct_ids))
         try:
             for nct_id in nct_ids:
@@ -81,16 +79,11 @@ def fetch_history(warehouse: Warehouse, nct_ids: list[str], *, base_url: str, mi
                 progress.page(1, len(nct_ids))
         finally:
             client.close()
-        normalizer = Normalizer(warehouse)
-        try:
-            normalizer.run()
-            counts = warehouse.counts_since(checkpoint["first_segment"])
-            run = completed_run(run_id=checkpoint["run_id"], command="history", source="history", origin=base_url,
-                                started=checkpoint["started_at"], finished=utc_now(), counts=counts,
-                                pages=checkpoint["versions"], retries=client.retries)
-            state = publish(warehouse, run=run, con=normalizer.con)
-        finally:
-            normalizer.close()
+        writer.normalizer.run()
+        counts = warehouse.counts_since(checkpoint["first_segment"])  # a resumed run's earlier segments too
+        run = writer.completed(run_id=checkpoint["run_id"], origin=base_url, started=checkpoint["started_at"],
+                               counts=counts, pages=checkpoint["versions"], retries=client.retries)
+        state = writer.publish(run)
         checkpoint_path.unlink(missing_ok=True)
     summary = (f"History of {len(nct_ids)} studies: {checkpoint['versions']} versions fetched, "
                f"{counts['versions_added']} new; published state {state.state_id}.")

@@ -14,7 +14,7 @@ from email.utils import parsedate_to_datetime
 
 import httpx
 
-from ctmirror.errors import RetryableHarvestError, TerminalHarvestError
+from ctmirror.core.errors import RetryableHarvestError, TerminalHarvestError
 
 log = logging.getLogger("ctmirror.harvest")
 

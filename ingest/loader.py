@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-import uuid
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -12,11 +11,11 @@ from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
 
-from ctmirror.errors import InputError
-from ctmirror.publish import completed_run, publish, record_run
-from ctmirror.warehouse import State, Warehouse
-from ingest.normalize import LoadCounts, Normalizer, pending_receipts
-from ingest.raw_store import RawStore, utc_now
+from ctmirror.core.errors import InputError
+from ctmirror.core.warehouse import State, Warehouse
+from ingest.normalize import LoadCounts, pending_receipts
+from ingest.publish import publish, record_run
+from ingest.writer import WriterRun, writer_run
 
 
 @dataclass
@@ -54,15 +53,11 @@ def expand_inputs(paths: Iterable[Path]) -> list[Path]:
 def load_paths(warehouse: Warehouse, paths: Iterable[Path], *, source: str = "file",
                on_record: Callable[[int], None] | None = None) -> LoadResult:
     files = expand_inputs(paths)  # every path checked before anything is received
-    with warehouse.writing():
-        started = utc_now()
-        raw = RawStore(warehouse.root)
-        pending = {(receipt.sha256, receipt.source): receipt for receipt, _ in pending_receipts(warehouse, raw)}
+    with writer_run(warehouse, command="load", source=source, on_record=on_record) as run:
+        pending = {(receipt.sha256, receipt.source): receipt for receipt, _ in pending_receipts(warehouse, run.raw)}
         for file in files:
-            raw.receive_file(file, source=source, pending=pending)
-        return _normalise_and_publish(warehouse, command="load", source=source,
-                                      origin=", ".join(str(f) for f in files), started=started,
-                                      on_record=on_record)
+            run.raw.receive_file(file, source=source, pending=pending)
+        return _publish_load(run, run.normalizer.run(), origin=", ".join(str(f) for f in files))
 
 
 def load_aact(warehouse: Warehouse, path: Path, *, dump_date: str | None = None,
@@ -77,28 +72,18 @@ def load_aact(warehouse: Warehouse, path: Path, *, dump_date: str | None = None,
     dump_date = dump_date or dump_date_from_name(path)
     if dump_date is None:
         raise InputError(f"{path}: cannot tell the dump's date from its name; pass --dump-date YYYY-MM-DD")
-    with warehouse.writing():
-        normalizer: Normalizer | None = None
-        try:
-            with dump_connection() as con, open_dump(path, study_structure_of(con)) as dump:
-                dump.check()
-                dump.read(con)  # raises before anything is kept if a refused row names no study
-                started = utc_now()
-                with dump.reassembled() as candidates:  # the first chunk is put together while the dump is stored
-                    raw = RawStore(warehouse.root)
-                    with _as_zip(path) as received:
-                        receipt = raw.receive_file(received, source="aact", origin=str(path.resolve()),
+    with writer_run(warehouse, command="load-aact", source="aact", on_record=on_record) as run:
+        with dump_connection() as con, open_dump(path, study_structure_of(con)) as dump:
+            dump.check()
+            dump.read(con)  # raises before anything is kept if a refused row names no study
+            with dump.reassembled() as candidates:  # the first chunk is put together while the dump is stored
+                with _as_zip(path) as received:
+                    receipt = run.raw.receive_file(received, source="aact", origin=str(path.resolve()),
                                                    context={"dump_date": dump_date})
-                    normalizer = Normalizer(warehouse, on_record=on_record)
-                    with normalizer.session() as feed:
-                        feed.add(receipt, candidates)
-            # The dump's tables are let go before publishing, which needs as much memory again (100,224 studies:
-            # publishing peaked at 4.3 GB of RSS with them held, 2.3 GB without).
-            return _record_and_publish(normalizer, feed.counts, command="load-aact", source="aact",
-                                       origin=str(path), started=started, extra={"data_timestamp": dump_date})
-        finally:
-            if normalizer is not None:
-                normalizer.close()
+                with run.normalizer.session() as feed:
+                    feed.add(receipt, candidates)
+        # The dump's tables are let go before publishing, which needs as much memory again.
+        return _publish_load(run, feed.counts, origin=str(path), data_timestamp=dump_date)
 
 
 @contextmanager
@@ -121,11 +106,9 @@ def _as_zip(path: Path) -> Iterator[Path]:
 
 def rebuild(warehouse: Warehouse, *, on_record: Callable[[int], None] | None = None) -> LoadResult:
     """Regenerates every segment and table from raw/ alone, into a new generation of segments."""
-    with warehouse.writing():
-        started = utc_now()
+    with writer_run(warehouse, command="rebuild", source="raw", on_record=on_record) as run:
         warehouse.start_generation()
-        result = _normalise_and_publish(warehouse, command="rebuild", source="raw", origin="raw/",
-                                        started=started, on_record=on_record, publish_always=True)
+        result = _publish_load(run, run.normalizer.run(), origin="raw/", publish_always=True)
         warehouse.adopt_generation()
         return result
 
@@ -139,18 +122,6 @@ def republish(warehouse: Warehouse) -> State:
         return publish(warehouse, run=dict(current.meta.get("run") or {}))
 
 
-def _normalise_and_publish(warehouse: Warehouse, *, command: str, source: str, origin: str, started: str,
-                           on_record: Callable[[int], None] | None, extra: dict | None = None,
-                           publish_always: bool = False) -> LoadResult:
-    normalizer = Normalizer(warehouse, on_record=on_record)
-    try:
-        counts = normalizer.run()
-        return _record_and_publish(normalizer, counts, command=command, source=source, origin=origin,
-                                   started=started, extra=extra, publish_always=publish_always)
-    finally:
-        normalizer.close()
-
-
 class NothingLoaded(InputError):
     """A load whose input held no study record, or only records that were quarantined: no study was added."""
 
@@ -159,19 +130,18 @@ class NothingLoaded(InputError):
         self.counts = counts
 
 
-def _record_and_publish(normalizer: Normalizer, counts: LoadCounts, *, command: str, source: str, origin: str,
-                        started: str, extra: dict | None, publish_always: bool = False) -> LoadResult:
+def _publish_load(run: WriterRun, counts: LoadCounts, *, origin: str, publish_always: bool = False,
+                  **details: object) -> LoadResult:
     """Publishes what a load added: versions, or records quarantined for the first time. A load that added
     neither publishes nothing (the current state answers the same) and is only recorded. A load whose input held
     no record, or only bad ones, is an error (NothingLoaded) once that is done."""
-    warehouse = normalizer.warehouse
-    run = completed_run(run_id=uuid.uuid4().hex[:12], command=command, source=source, origin=origin,
-                        started=started, finished=utc_now(), counts=asdict(counts), **(extra or {}))
+    warehouse = run.warehouse
+    record = run.completed(origin=origin, counts=asdict(counts), **details)
     if counts.versions_added or counts.quarantine_rows_added or publish_always or _unpublished(warehouse):
-        result = LoadResult(run=run, counts=counts, state=publish(warehouse, run=run, con=normalizer.con))
+        result = LoadResult(run=record, counts=counts, state=run.publish(record))
     else:
-        record_run(warehouse, run)
-        result = LoadResult(run=run, counts=counts, state=warehouse.latest_state(), published=False)
+        record_run(warehouse, record)
+        result = LoadResult(run=record, counts=counts, state=warehouse.latest_state(), published=False)
     if counts.records == 0:
         raise NothingLoaded(f"no study record found in {origin}; nothing was added",
                             hint="check the file: ctmirror reads v2 study JSON (NDJSON, API pages, single "

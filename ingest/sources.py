@@ -17,6 +17,7 @@ so the loader can quarantine it.
 from __future__ import annotations
 
 import gzip
+import importlib
 import io
 import json
 import re
@@ -29,10 +30,8 @@ from typing import BinaryIO, Optional
 import msgspec
 import zstandard
 
-_GZIP_MAGIC = b"\x1f\x8b"
-_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
-_ZIP_MAGIC = b"PK\x03\x04"
-_EMPTY_ZIP_MAGIC = b"PK\x05\x06"
+from ctmirror.core.raw_store import Receipt, compression_of
+
 _BOM = b"\xef\xbb\xbf"
 _PAGE_START = re.compile(rb'^\s*\{\s*"(studies|nextPageToken|totalCount)"\s*:')
 _STUDY_WRAPPER = re.compile(rb'^\s*\{\s*"study"\s*:')
@@ -66,16 +65,6 @@ class Candidate:
         return (self.data or b"").decode("utf-8", "backslashreplace")
 
 
-def compression_of(head: bytes) -> str | None:
-    if head.startswith(_GZIP_MAGIC):
-        return "gzip"
-    if head.startswith(_ZSTD_MAGIC):
-        return "zstd"
-    if head.startswith((_ZIP_MAGIC, _EMPTY_ZIP_MAGIC)):
-        return "zip"
-    return None
-
-
 def open_decompressed(path: Path) -> BinaryIO:
     """The file's content as a buffered stream, whether stored plain, gzip or zstd."""
     raw = open(path, "rb")
@@ -87,6 +76,21 @@ def open_decompressed(path: Path) -> BinaryIO:
         reader = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
         return io.BufferedReader(reader, buffer_size=1 << 20)  # type: ignore[arg-type]
     return raw
+
+
+# How the raw objects of a source are read back into records, by the source their receipt records (rebuild and a
+# resumed run replay raw/ with these). Every source not listed stores v2 study JSON, which iter_candidates reads in
+# each of its forms; a new source is a reader module and one line here ("module:function", imported on use).
+RAW_READERS = {"aact": "ingest.aact:dump_candidates"}
+
+
+def candidates_of(receipt: Receipt, path: Path) -> Iterator[Candidate]:
+    """The candidate records of a stored raw object, read as its source writes them."""
+    reader = RAW_READERS.get(receipt.source)
+    if reader is None:
+        return iter_candidates(path)
+    module, _, function = reader.partition(":")
+    return getattr(importlib.import_module(module), function)(path)
 
 
 def iter_candidates(path: Path) -> Iterator[Candidate]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from ctmirror.warehouse import Warehouse
+from ctmirror.core.warehouse import Warehouse
 from ingest.loader import load_paths, sample_path
 
 DATA = Path(__file__).parent / "data"

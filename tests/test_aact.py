@@ -14,12 +14,12 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
 from aact_writer import read_records, write_zip
 from conftest import DATA, nct, write_ndjson
+
 from ctmirror import Mirror
-from ctmirror.errors import InputError
-from ctmirror.warehouse import Warehouse
+from ctmirror.core.errors import InputError
+from ctmirror.core.warehouse import Warehouse
 from ingest.aact import AactDumpError, dump_candidates
 from ingest.loader import load_aact, load_paths, rebuild, sample_path
 
@@ -93,7 +93,8 @@ def _drop(record: dict, dotted: str) -> None:
 
 
 def test_every_study_reads_back_as_its_api_record(sample_records):
-    from ingest.normalize import new_connection, study_structure_of
+    from ctmirror.core.duck import new_connection
+    from ingest.normalize import study_structure_of
 
     shape = study_structure_of(new_connection())
     read_back = {}

@@ -10,15 +10,15 @@ import sys
 from datetime import date, timedelta
 
 import pytest
-
 from conftest import nct, write_ndjson
-from ctmirror import InvalidArgument, Mirror, answers
-from ctmirror.errors import StateNotFound, TerminalHarvestError
-from ctmirror.snapshot import build_snapshot
-from ctmirror.warehouse import Warehouse
 from fake_api import FakeApiServer, FakeRegistry
+
+from ctmirror import InvalidArgument, Mirror, answers
+from ctmirror.core.errors import StateNotFound, TerminalHarvestError
+from ctmirror.core.warehouse import Warehouse
 from ingest.history import fetch_history
 from ingest.loader import load_paths
+from ingest.snapshot import build_snapshot
 
 
 def day(record: dict, struct: str) -> str | None:

@@ -9,12 +9,12 @@ import sys
 
 import duckdb
 import pytest
-
 from conftest import nct, write_ndjson
+
 from ctmirror import Mirror
-from ctmirror.errors import WarehouseError
+from ctmirror.core.errors import WarehouseError
+from ctmirror.core.warehouse import Warehouse
 from ctmirror.readonly import ReadOnlyViolation
-from ctmirror.warehouse import Warehouse
 
 
 def ctmirror(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -87,3 +87,33 @@ def test_a_state_published_by_another_version_is_refused_until_republished(tmp_p
     assert after.state_id != before.state_id and after.meta["counts"] == before.meta["counts"]
     with Mirror(tmp_path / "w") as m:
         assert (m.get_trial(nct(records[0])), m.get_landscape(condition)) == answers
+
+
+def test_with_json_every_outcome_on_stdout_is_json(sample_warehouse, tmp_path):
+    found = ctmirror("-w", str(sample_warehouse), "trial", "NCT:00711542", "--json")
+    missing = ctmirror("-w", str(sample_warehouse), "trial", "NCT99999999", "--json")
+    invalid = ctmirror("-w", str(sample_warehouse), "search", "--phase", "PHASE5", "--json")
+    nowhere = ctmirror("-w", str(tmp_path / "nowhere"), "status", "--json")
+    assert found.returncode == 0 and json.loads(found.stdout)["nct_id"] == "NCT00711542"  # the contract's form
+    for done, code, exit_code in ((missing, "NOT_FOUND", 1), (invalid, "INVALID_INPUT", 2),
+                                  (nowhere, "WAREHOUSE_UNAVAILABLE", 2)):
+        envelope = json.loads(done.stdout)
+        assert done.returncode == exit_code, done.stderr
+        assert envelope["success"] is False and envelope["error"]["code"] == code
+        assert set(envelope["error"]) == {"code", "message", "recovery_hint", "invalid_input"}
+        assert done.stderr.startswith("error: ")  # stderr stays for people
+
+
+def test_every_error_maps_the_same_way_on_every_surface():
+    from ctmirror.core import errors
+
+    expected = {errors.InputError: ("INVALID_INPUT", 400, 2), errors.InvalidArgument: ("INVALID_INPUT", 400, 2),
+                errors.InvalidNctId: ("INVALID_INPUT", 400, 2), errors.NotFound: ("NOT_FOUND", 404, 1),
+                errors.WarehouseError: ("WAREHOUSE_UNAVAILABLE", 503, 2),
+                errors.StateNotFound: ("STATE_EXPIRED", 410, 2), errors.HarvestError: ("UPSTREAM_ERROR", 502, 2),
+                errors.RetryableHarvestError: ("UPSTREAM_ERROR", 502, 2),
+                errors.TerminalHarvestError: ("UPSTREAM_ERROR", 502, 2)}
+    for kind, (code, status, exit_code) in expected.items():
+        error = kind("what went wrong")
+        assert (error.code, error.http_status, error.exit_code) == (code, status, exit_code), kind
+        assert error.envelope()["error"]["recovery_hint"]  # every error says what to do

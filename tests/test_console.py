@@ -9,8 +9,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from conftest import fingerprint
+
 from ctmirror import Mirror
 from ctmirror.console import QueryFailed, ReadOnlyViolation, run_query
 

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from conftest import DATA, nct, write_ndjson
-from ctmirror import Mirror
-from ctmirror.errors import RetryableHarvestError, TerminalHarvestError
-from ctmirror.warehouse import Warehouse
 from fake_api import FakeApiServer, FakeRegistry, last_update
+
+from ctmirror import Mirror
+from ctmirror.core.errors import RetryableHarvestError, TerminalHarvestError
+from ctmirror.core.warehouse import Warehouse
 from ingest.harvest import SyncOptions, sync, sync_from_bulk
 from ingest.http_client import RetryPolicy
 from ingest.loader import load_paths

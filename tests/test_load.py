@@ -9,10 +9,10 @@ import zipfile
 from pathlib import Path
 
 import zstandard
-
 from conftest import DATA, nct, write_ndjson
+
 from ctmirror import Mirror
-from ctmirror.warehouse import Warehouse
+from ctmirror.core.warehouse import Warehouse
 from ingest.loader import load_paths, sample_path
 
 
@@ -235,9 +235,9 @@ def test_a_state_links_segments_whose_versions_are_all_current_and_copies_the_re
 
 
 def test_a_writer_publishes_on_its_own_duckdb_and_gets_it_back_as_it_was(tmp_path, records):
-    from ctmirror.publish import publish, record_run
+    from ctmirror.core.raw_store import RawStore
     from ingest.normalize import Normalizer
-    from ingest.raw_store import RawStore
+    from ingest.publish import publish, record_run
 
     def settings(con) -> tuple:
         return con.execute("SELECT current_setting('threads'), current_setting('disabled_compression_methods'), "

@@ -10,11 +10,11 @@ from datetime import date
 
 import duckdb
 import pytest
-
 from conftest import nct
+
 from ctmirror import InvalidArgument, Mirror
 from ctmirror.arguments import age_days
-from ctmirror.errors import InvalidNctId
+from ctmirror.core.errors import InvalidNctId
 
 
 @pytest.fixture(scope="module")

@@ -6,10 +6,10 @@ import copy
 import json
 
 import pytest
-
 from conftest import write_ndjson
+
 from ctmirror import InputError, Mirror
-from ctmirror.warehouse import Warehouse
+from ctmirror.core.warehouse import Warehouse
 from ingest.loader import NothingLoaded, load_paths
 
 

@@ -6,10 +6,10 @@ import copy
 
 import polars as pl
 import pytest
-
 from conftest import DATA, write_ndjson
+
 from ctmirror import Mirror
-from ctmirror.warehouse import Warehouse
+from ctmirror.core.warehouse import Warehouse
 from ingest.loader import load_paths, rebuild
 from ingest.normalize import normalised_tables
 
@@ -54,8 +54,8 @@ def test_readers_of_the_old_state_keep_working_through_a_rebuild(tmp_path, recor
 
 
 def test_segments_from_an_older_version_ask_for_a_rebuild_which_fixes_them(tmp_path, records):
-    from ctmirror.errors import WarehouseError
-    from ctmirror.publish import publish
+    from ctmirror.core.errors import WarehouseError
+    from ingest.publish import publish
 
     wh = Warehouse(tmp_path / "w")
     load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:10])])

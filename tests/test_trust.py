@@ -13,11 +13,11 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
 from conftest import fingerprint, nct, write_ndjson
+
 from ctmirror import InvalidArgument, Mirror
-from ctmirror.errors import CtmirrorError, StateNotFound, WarehouseError
-from ctmirror.warehouse import Warehouse
+from ctmirror.core.errors import CtmirrorError, StateNotFound, WarehouseError
+from ctmirror.core.warehouse import Warehouse
 from ingest.loader import load_paths, republish
 
 
@@ -383,7 +383,7 @@ def test_a_failed_writer_leaves_nothing_behind_and_its_input_is_received_once(tm
 
 
 def test_a_snapshot_folder_appears_only_when_complete(tmp_path, small, monkeypatch):
-    from ctmirror import snapshot
+    from ingest import snapshot
 
     out = tmp_path / "snap"
     original = snapshot.build_catalog

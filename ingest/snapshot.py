@@ -18,13 +18,14 @@ import tempfile
 from datetime import date
 from pathlib import Path
 
-from ctmirror.catalog import build_catalog
-from ctmirror.errors import InvalidArgument
-from ctmirror.publish import HISTORY_TABLES, check_segments, load_all_versions, write_ordered
-from ctmirror.sqlfiles import read_sql
-from ctmirror.warehouse import State, Warehouse, atomic_write_text
-from ingest.normalize import new_connection, normalised_tables
-from ingest.raw_store import utc_now
+from ctmirror.core.duck import new_connection
+from ctmirror.core.errors import InvalidArgument
+from ctmirror.core.raw_store import utc_now
+from ctmirror.core.sqlfiles import read_sql
+from ctmirror.core.warehouse import State, Warehouse, atomic_write_text
+from ingest.catalog import build_catalog
+from ingest.normalize import normalised_tables
+from ingest.publish import HISTORY_TABLES, check_segments, load_all_versions, write_ordered
 
 MODES = ("strict",)
 SNAPSHOT_FORMAT = 1

@@ -11,16 +11,14 @@ from pathlib import Path
 
 import duckdb
 
-from ctmirror.catalog import build_catalog
-from ctmirror.sqlfiles import read_sql
-from ctmirror.errors import WarehouseError
-from ctmirror.warehouse import CURRENT_ROWS_FILE, DEFAULT_KEEP_STATES, Segment, State, Warehouse
+from ctmirror.core.duck import PARALLEL_WRITERS, all_cores, new_connection, quiet, side_by_side, write_parquet
+from ctmirror.core.errors import WarehouseError
+from ctmirror.core.raw_store import utc_now
+from ctmirror.core.sqlfiles import read_sql
+from ctmirror.core.warehouse import CURRENT_ROWS_FILE, DEFAULT_KEEP_STATES, Segment, State, Warehouse
+from ingest.catalog import build_catalog
 from ingest.crash import crash_point
-from ingest.normalize import (
-    PARALLEL_WRITERS, all_cores, new_connection, normalised_tables, quiet, side_by_side, slowest_first, table_key,
-    write_parquet,
-)
-from ingest.raw_store import utc_now
+from ingest.normalize import normalised_tables, slowest_first, table_key
 
 # Tables every state carries whole, as all versions or all rows, read where the segments keep them.
 HISTORY_TABLES = ("study_versions", "quarantine", "sightings")

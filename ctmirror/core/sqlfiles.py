@@ -16,7 +16,7 @@ def sql_root() -> Path:
     packaged = resources.files("ctmirror") / "sql"
     if packaged.is_dir():
         return Path(str(packaged))
-    checkout = Path(__file__).resolve().parent.parent / "sql"
+    checkout = Path(__file__).resolve().parents[2] / "sql"
     if checkout.is_dir():
         return checkout
     raise FileNotFoundError("ctmirror's SQL files are missing: reinstall the package")

@@ -1,7 +1,7 @@
 """The warehouse on disk, and the one atomic step that publishes a new state of it.
 
     warehouse/
-      raw/              everything received, as received (ingest/raw_store.py)
+      raw/              everything received, as received (ctmirror/core/raw_store.py)
       segments/gNNNN/NNNNNN/
                         append-only: the versions and quarantine rows one normalisation batch added, as
                         Parquet per table, plus segment.json (which receipts it consumed, its counts).
@@ -32,8 +32,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ctmirror.errors import StateNotFound, WarehouseError
+from ctmirror.core.errors import StateNotFound, WarehouseError
 
+# What the Python API expects of a catalog: its macros, their arguments, the tables it reads. Raise it whenever
+# a change to sql/ would break a Mirror reading a catalog built before the change; a Mirror refuses any other
+# format (ctmirror.mirror), and cached snapshots are kept per format.
+CATALOG_FORMAT = 3
 # A published state's ID: six digits, never a path.
 STATE_ID = re.compile(r"[0-9]{6}")
 # In a state's folder of a table, the rows that publish wrote (beside the segments' files it linked).
@@ -246,24 +250,10 @@ class Warehouse:
         return totals
 
     def segments(self) -> list[Segment]:
-        if not self.segments_dir.is_dir():
-            return []
-        found = []
-        for path in sorted(self.segments_dir.iterdir()):
-            if path.name.startswith(".") or not (path / "segment.json").exists():
-                continue
-            found.append(Segment(path.name, path, json.loads((path / "segment.json").read_text())))
-        return found
+        return [Segment(path.name, path, meta) for path, meta in _committed(self.segments_dir, "segment.json")]
 
     def states(self) -> list[State]:
-        if not self.states_dir.is_dir():
-            return []
-        found = []
-        for path in sorted(self.states_dir.iterdir()):
-            if path.name.startswith(".") or not (path / "state.json").exists():
-                continue
-            found.append(State(path.name, path, json.loads((path / "state.json").read_text())))
-        return found
+        return [State(path.name, path, meta) for path, meta in _committed(self.states_dir, "state.json")]
 
     def current_state(self) -> State | None:
         """The published state `current` points at; None where there is no link, or it points at no state."""
@@ -317,3 +307,11 @@ class Warehouse:
             raise StateNotFound(f"state {state_id} is not kept in {self.root} (kept: {kept})",
                                 hint="pin states you need to rerun later with `ctmirror pin STATE`")
         return State(state_id, path, json.loads((path / "state.json").read_text()))
+
+
+def _committed(parent: Path, marker: str) -> list[tuple[Path, dict]]:
+    """The folders of `parent` in name order that are committed (their marker file written last), with it read."""
+    if not parent.is_dir():
+        return []
+    return [(path, json.loads((path / marker).read_text())) for path in sorted(parent.iterdir())
+            if not path.name.startswith(".") and (path / marker).exists()]

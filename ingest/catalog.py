@@ -16,8 +16,9 @@ from pathlib import Path
 
 import duckdb
 
-from ctmirror.sqlfiles import read_sql, sql_files, sql_literal, sql_root
-from ingest.normalize import KEEP_MEMORY, PARALLEL_WRITERS, quiet, side_by_side
+from ctmirror.core.duck import KEEP_MEMORY, PARALLEL_WRITERS, quiet, side_by_side
+from ctmirror.core.sqlfiles import read_sql, sql_files, sql_literal, sql_root
+from ctmirror.core.warehouse import CATALOG_FORMAT
 
 
 def file_list_sql(paths: Iterable[Path], root: Path, recorded_root: Path) -> str:
@@ -36,10 +37,6 @@ def file_list_sql(paths: Iterable[Path], root: Path, recorded_root: Path) -> str
 # hits, a few cards) read the row groups holding their keys whole, so smaller groups read less; measured at
 # 500,000 studies, calls took 5-15% less time, and full scans none more.
 CATALOG_ROW_GROUP_ROWS = 16_384
-# What the Python API expects of a catalog: its macros, their arguments, the tables it reads. Raise it whenever
-# a change to sql/ would break a Mirror reading a catalog built before the change; a Mirror refuses any other
-# format (ctmirror.mirror), and cached snapshots are kept per format.
-CATALOG_FORMAT = 3
 # What the catalog is attached as while it is built: what DuckDB names it when a reader opens catalog.duckdb.
 CATALOG_ALIAS = "catalog"
 
@@ -93,7 +90,7 @@ def build_catalog(path: Path, root: Path, tables: dict[str, list[Path]],
     recorded_root: where that folder will be read from, if it is renamed into place after (default: root).
     tables: view name → the Parquet files it reads. current_rows: view name → segment files holding every
     version's rows, of which the view shows the current versions' (those of `studies`). con: a writer's
-    connection to build on (see ctmirror.publish), left as it was found; by default a new one."""
+    connection to build on (see ingest.publish), left as it was found; by default a new one."""
     if con is None:
         with closing(quiet(duckdb.connect(config=KEEP_MEMORY))) as own:
             return build_catalog(path, root, tables, current_rows, own, recorded_root=recorded_root)

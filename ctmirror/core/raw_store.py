@@ -20,8 +20,6 @@ from pathlib import Path
 
 import zstandard
 
-from ingest.sources import compression_of
-
 _CHUNK = 1 << 20
 
 
@@ -35,6 +33,23 @@ class Receipt:
     received_at: str  # ISO 8601, UTC, microseconds
     size: int  # bytes as received
     context: dict | None = None
+
+
+GZIP_MAGIC = b"\x1f\x8b"
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+ZIP_MAGIC = b"PK\x03\x04"
+EMPTY_ZIP_MAGIC = b"PK\x05\x06"
+
+
+def compression_of(head: bytes) -> str | None:
+    """How a file's first bytes say it is compressed: gzip, zstd, zip, or None."""
+    if head.startswith(GZIP_MAGIC):
+        return "gzip"
+    if head.startswith(ZSTD_MAGIC):
+        return "zstd"
+    if head.startswith((ZIP_MAGIC, EMPTY_ZIP_MAGIC)):
+        return "zip"
+    return None
 
 
 def _copy_blob(src, out, *, compress: bool) -> None:
