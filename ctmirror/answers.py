@@ -8,16 +8,16 @@ a single call and a backtest's thousands run the same SQL; only the list's lengt
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import duckdb
 
 from ctmirror.core.sqlfiles import read_sql
-from ctmirror.models import ConditionLandscape, TerminatedTrial, Trial, TrialDetails, WhitespaceResult
+from ctmirror.models import TerminatedTrial, Trial
 
 if TYPE_CHECKING:
     from ctmirror.mirror import Mirror
+    from ctmirror.registry import Method
 
 CardModel = TypeVar("CardModel", Trial, TerminatedTrial)
 # Up to this many cards are looked up in the cards' index by literal keys; a larger set is read in one scan.
@@ -36,33 +36,51 @@ def _column(calls: list[dict[str, Any]], name: str) -> list[Any]:
     return [call[name] for call in calls]
 
 
-def _set_arguments(mirror: Mirror, name: str, arguments: dict[str, Any]) -> None:
-    """Binds a call's arguments into the one row of its temporary table (calls/args/: <name>_table.sql creates
-    it, once per connection; <name>.sql sets it), where the prepared call queries read them."""
-    table = f"{name}_args"
-    if table not in mirror.prepared_calls:
-        mirror.con.execute(read_sql(f"calls/args/{name}_table.sql"))
-        mirror.prepared_calls.add(table)
-    mirror.con.execute(read_sql(f"calls/args/{name}.sql"), arguments)
+def _set_arguments(mirror: Mirror, method: Method, arguments: dict[str, Any]) -> None:
+    """Binds a call's arguments into the one row of the method's temporary arguments table, where its prepared call
+    queries read them (made once per connection)."""
+    create, update = _argument_statements(method)
+    if create not in mirror.prepared_calls:
+        mirror.con.execute(create)
+        mirror.prepared_calls.add(create)
+    mirror.con.execute(update, arguments)
 
 
-def _execute(mirror: Mirror, method: str, arguments: dict[str, list[Any]]) -> duckdb.DuckDBPyConnection:
-    """Runs a method's call query on the calls' arguments, read from its arguments' table, so the query is
-    prepared once per connection and each call only executes it. The statement's name is the method's, one of
-    ours."""
-    _set_arguments(mirror, method, arguments)
-    if method not in mirror.prepared_calls:
-        mirror.con.execute(f"PREPARE {method} AS\n{read_sql(f'calls/{method}.sql')}")
-        mirror.prepared_calls.add(method)
-    return mirror.con.execute(f"EXECUTE {method}")
+_ARGUMENT_STATEMENTS: dict[str, tuple[str, str]] = {}
+
+
+def _argument_statements(method: Method) -> tuple[str, str]:
+    """The statements that create and set a method's arguments table, from its declaration in the registry
+    (sql/calls/args/: identifiers and types of ours; the values are bound)."""
+    if method.name not in _ARGUMENT_STATEMENTS:
+        table = f"{method.name}_args"
+        suffix = "[]" if method.kind == "set-wise" else ""  # a list per column, one value per call; or one call's
+        columns = ", ".join([*(f"NULL::{kind}{suffix} AS {column}" for _, column, kind in method.columns),
+                             *(f"NULL::{kind} AS {column}" for column, kind, _ in method.once)])
+        assignments = ", ".join([*(f"{column} = ${column}::{kind}{suffix}" for _, column, kind in method.columns),
+                                 *(f"{column} = {expression}" for column, _, expression in method.once)])
+        _ARGUMENT_STATEMENTS[method.name] = (
+            read_sql("calls/args/table.sql").replace("{table}", table).replace("{columns}", columns),
+            read_sql("calls/args/set.sql").replace("{table}", table).replace("{assignments}", assignments))
+    return _ARGUMENT_STATEMENTS[method.name]
+
+
+def _execute(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> duckdb.DuckDBPyConnection:
+    """Runs a set-wise method's call query on the calls' arguments, read from its arguments' table, so the query is
+    prepared once per connection and each call only executes it. The statement's name is the method's, ours."""
+    _set_arguments(mirror, method, {column: _column(calls, name) for name, column, _ in method.columns})
+    if method.name not in mirror.prepared_calls:
+        mirror.con.execute(f"PREPARE {method.name} AS\n{read_sql(f'calls/{method.name}.sql')}")
+        mirror.prepared_calls.add(method.name)
+    return mirror.con.execute(f"EXECUTE {method.name}")
 
 
 SHAPED_PLANS_KEPT = 64
 _ARGUMENT = re.compile(r"\$(\w+)")
 
 
-def execute_shaped(mirror: Mirror, call: str, arguments: dict[str, Any], page_limit: int | None = None
-                   ) -> duckdb.DuckDBPyConnection:
+def execute_shaped(mirror: Mirror, method: Method, call: str, arguments: dict[str, Any],
+                   page_limit: int | None = None) -> duckdb.DuckDBPyConnection:
     """Runs calls/<call>.sql for one call whose arguments may each be absent (None), as `search`'s are.
 
     One generic plan would run every matcher and filter, given or not: that was most of a search. So the query
@@ -71,7 +89,7 @@ def execute_shaped(mirror: Mirror, call: str, arguments: dict[str, Any], page_li
     of its bound value from the arguments' table (calls/args/search_table.sql). `$page_limit` becomes the page
     size, an int we validated, because DuckDB plans a top-N only for a constant limit. No value is ever pasted."""
     con = mirror.con
-    _set_arguments(mirror, "search", arguments)
+    _set_arguments(mirror, method, arguments)
     given = [name for name, value in arguments.items() if value is not None]
     shape = sum(1 << i for i, value in enumerate(arguments.values()) if value is not None)
     name = f"{call}_{shape:x}" + ("" if page_limit is None else f"_{int(page_limit)}")
@@ -81,8 +99,8 @@ def execute_shaped(mirror: Mirror, call: str, arguments: dict[str, Any], page_li
             if argument == "page_limit" and page_limit is not None:
                 return str(int(page_limit))
             if argument not in arguments:
-                raise KeyError(f"calls/{call}.sql reads ${argument}, which calls/args/search_table.sql does not hold")
-            return f'(SELECT "{argument}" FROM search_args)' if argument in given else "NULL"
+                raise KeyError(f"calls/{call}.sql reads ${argument}, which the registry's columns of search lack")
+            return f'(SELECT "{argument}" FROM {method.name}_args)' if argument in given else "NULL"
 
         con.execute(f"PREPARE {name} AS\n{_ARGUMENT.sub(placeholder, read_sql(f'calls/{call}.sql'))}")
         mirror.shaped_plans[name] = None
@@ -120,38 +138,11 @@ def _ranked_cards(mirror: Mirror, table: str, model: type[CardModel], ranked: li
     return answers
 
 
-def search_trials(mirror: Mirror, calls: list[dict[str, Any]]) -> list[list[Trial]]:
-    ranked = _execute(mirror, "search_trials", {
-        "drugs": _column(calls, "drug"), "conditions": _column(calls, "condition"),
-        "dates_before": _column(calls, "date_before"), "phase_filters": _column(calls, "phase_filter"),
-        "max_results": _column(calls, "max_results")}).fetchall()
-    return _ranked_cards(mirror, "trial_card", Trial, ranked, len(calls))
-
-
-def get_terminated(mirror: Mirror, calls: list[dict[str, Any]]) -> list[list[TerminatedTrial]]:
-    ranked = _execute(mirror, "get_terminated", {
-        "queries": _column(calls, "query"), "dates_before": _column(calls, "date_before"),
-        "max_results": _column(calls, "max_results")}).fetchall()
-    return _ranked_cards(mirror, "stopped_card", TerminatedTrial, ranked, len(calls))
-
-
-def _one_row_each(mirror: Mirror, method: str, params: dict[str, Any], model: type, count: int) -> list[Any]:
-    answers: list[Any] = [None] * count
-    for record in rows_of(_execute(mirror, method, params)):
+def _one_row_each(mirror: Mirror, method: Method, model: type, calls: list[dict[str, Any]]) -> list[Any]:
+    answers: list[Any] = [None] * len(calls)
+    for record in rows_of(_execute(mirror, method, calls)):
         answers[record.pop("k") - 1] = model.model_validate(record)
     return answers
-
-
-def detect_whitespace(mirror: Mirror, calls: list[dict[str, Any]]) -> list[WhitespaceResult]:
-    return _one_row_each(mirror, "detect_whitespace", {
-        "drugs": _column(calls, "drug"), "conditions": _column(calls, "condition"),
-        "dates_before": _column(calls, "date_before")}, WhitespaceResult, len(calls))
-
-
-def get_landscape(mirror: Mirror, calls: list[dict[str, Any]]) -> list[ConditionLandscape]:
-    return _one_row_each(mirror, "get_landscape", {
-        "conditions": _column(calls, "condition"), "dates_before": _column(calls, "date_before"),
-        "top_ns": _column(calls, "top_n")}, ConditionLandscape, len(calls))
 
 
 def _by_id(mirror: Mirror, call_file: str, model: type, calls: list[dict[str, Any]]) -> list[Any]:
@@ -163,23 +154,18 @@ def _by_id(mirror: Mirror, call_file: str, model: type, calls: list[dict[str, An
     return answers
 
 
-def get_trial(mirror: Mirror, calls: list[dict[str, Any]]) -> list[Trial | None]:
-    return _by_id(mirror, "calls/get_trial.sql", Trial, calls)
-
-
-def get_trial_details(mirror: Mirror, calls: list[dict[str, Any]]) -> list[TrialDetails | None]:
-    return _by_id(mirror, "calls/get_trial_details.sql", TrialDetails, calls)
-
-
-RUNNERS: dict[str, Callable[[Mirror, list[dict[str, Any]]], list[Any]]] = {
-    "search_trials": search_trials, "detect_whitespace": detect_whitespace, "get_landscape": get_landscape,
-    "get_terminated": get_terminated, "get_trial": get_trial, "get_trial_details": get_trial_details,
-}
-
-
-def answer_all(mirror: Mirror, method: str, calls: list[dict[str, Any]]) -> list[Any]:
+def answer(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> list[Any]:
     """Every call's answer, in order, CALLS_PER_QUERY calls to a query."""
-    answers: list[Any] = []
+    found: list[Any] = []
     for start in range(0, len(calls), CALLS_PER_QUERY):
-        answers.extend(RUNNERS[method](mirror, calls[start:start + CALLS_PER_QUERY]))
-    return answers
+        found.extend(_answer_some(mirror, method, calls[start:start + CALLS_PER_QUERY]))
+    return found
+
+
+def _answer_some(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> list[Any]:
+    if method.shape == "by_id":
+        return _by_id(mirror, f"calls/{method.name}.sql", method.model, calls)
+    if method.shape == "ranked_cards":
+        ranked = _execute(mirror, method, calls).fetchall()
+        return _ranked_cards(mirror, method.card_table, method.model, ranked, len(calls))
+    return _one_row_each(mirror, method, method.model, calls)

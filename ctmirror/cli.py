@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import sys
 import time
@@ -14,6 +15,7 @@ from tqdm import tqdm
 
 from ctmirror.core.errors import CtmirrorError, InvalidArgument, NotFound
 from ctmirror.core.warehouse import Warehouse
+from ctmirror.registry import METHODS
 
 app = typer.Typer(
     add_completion=False,
@@ -290,179 +292,85 @@ def emit_json(value) -> None:
         typer.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
 
 
-@app.command("search-trials")
-def search_trials_command(
-    drug: Annotated[str, typer.Argument(help="Drug name or synonym.")],
-    condition: Annotated[str, typer.Argument(help="Disease or condition.")],
-    date_before: DateOption = None,
-    phase_filter: Annotated[Optional[str], typer.Option("--phase", help="'PHASE3' or '(PHASE2 OR PHASE3)'.")] = None,
-    max_results: Annotated[int, typer.Option("--max-results", help="At most this many trials.")] = 200,
-    holdout: HoldoutOption = "strict",
-    as_json: JsonOption = False,
-) -> None:
-    """Trials for a drug in a condition, most relevant first.
+def _cli_parameter(name: str, info) -> inspect.Parameter:
+    """A request field as a Typer parameter: a positional argument, or an option (--field-name unless the
+    registry names another flag). An option left out is None, which the request model reads as its default."""
+    cli = (info.json_schema_extra or {}).get("cli") or (f"--{name.replace('_', '-')}",)
+    python_type = int if info.annotation is int else str
+    if cli == "argument":
+        required = info.is_required()
+        return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
+                                 default=inspect.Parameter.empty if required else None,
+                                 annotation=Annotated[python_type if required else Optional[python_type],
+                                                      typer.Argument(help=info.description)])
+    shown = None if info.default is None else info.default  # shown in --help as the default
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=shown,
+                             annotation=Annotated[Optional[python_type], typer.Option(*cli, help=info.description)])
 
-    Example: ctmirror search-trials semaglutide NASH --date-before 2023-01-01
-    """
-    from ctmirror.render import table
 
-    with open_mirror() as m:
-        trials = m.search_trials(drug, condition, date_before, phase_filter, max_results, holdout)
+def cli_example(method, command: str) -> str:
+    """`ctmirror <command> ...` for the method's example call."""
+    words = [command]
+    for name, value in method.example.items():
+        info = method.request.model_fields[name]
+        cli = (info.json_schema_extra or {}).get("cli") or (f"--{name.replace('_', '-')}",)
+        text = f'"{value}"' if " " in str(value) else str(value)
+        words += [text] if cli == "argument" else [cli[0], text]
+    return "ctmirror " + " ".join(words)
+
+
+def _show(method, answer, as_json: bool, arguments: dict) -> None:
+    from ctmirror.models import PaginationEnvelope
+
+    if answer is None:  # a trial by ID that is not there
+        raise NotFound(f"{arguments.get('nct_id')}: not found", invalid_input=arguments.get("nct_id"))
     if as_json:
-        return emit_json(trials)
-    typer.echo(table([t.model_dump() for t in trials],
-                     ["nct_id", "phase", "overall_status", "sponsor", "enrollment", "start_date", "title"]))
+        return emit_json(answer.contract_json() if isinstance(answer, PaginationEnvelope) else answer)
+    typer.echo(method.render(answer))
 
 
-@app.command()
-def whitespace(
-    drug: Annotated[str, typer.Argument(help="Drug name.")],
-    condition: Annotated[str, typer.Argument(help="Candidate indication.")],
-    date_before: DateOption = None,
-    holdout: HoldoutOption = "strict",
-    as_json: JsonOption = False,
-) -> None:
-    """Is this drug-condition pair untested? With other drugs tested for the condition when it is.
+def _method_command(method) -> None:
+    """The CLI command of a registered method: its request's fields as arguments and options, and --json."""
+    def command(**given):
+        as_json = given.pop("as_json", False)
+        arguments = {k: v for k, v in given.items() if v is not None}
+        with open_mirror() as m:
+            answer = m.call(method.name, **arguments)
+        _show(method, answer, as_json, arguments)
 
-    Example: ctmirror whitespace tadalafil NASH
-    """
-    from ctmirror.render import key_values, table
-
-    with open_mirror() as m:
-        result = m.detect_whitespace(drug, condition, date_before, holdout)
-    if as_json:
-        return emit_json(result)
-    typer.echo(key_values([("is_whitespace", result.is_whitespace), ("exact_match_count", result.exact_match_count),
-                           ("drug_only_trials", result.drug_only_trials),
-                           ("condition_only_trials", result.condition_only_trials)]))
-    if result.condition_drugs:
-        typer.echo("\nother drugs tested for the condition (Phase 2+):")
-        typer.echo(table([d.model_dump() for d in result.condition_drugs],
-                         ["drug_name", "phase", "status", "nct_id", "condition"]))
+    parameters = [_cli_parameter(name, info) for name, info in method.request.model_fields.items()]
+    parameters.append(inspect.Parameter("as_json", inspect.Parameter.KEYWORD_ONLY, default=False,
+                                        annotation=JsonOption))
+    command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    command.__doc__ = f"{method.help}\n\nExample: {cli_example(method, method.command)}"
+    app.command(method.command)(command)
 
 
-@app.command()
-def landscape(
-    condition: Annotated[str, typer.Argument(help="Disease or condition.")],
-    date_before: DateOption = None,
-    top_n: Annotated[int, typer.Option("--top", help="Top N competitors.")] = 50,
-    holdout: HoldoutOption = "strict",
-    as_json: JsonOption = False,
-) -> None:
-    """Who competes in a condition and how far along they are.
+def _statistics_command() -> None:
+    """`ctmirror stats NAME ...`: any registry statistic, with the options they share."""
+    from ctmirror.registry import STATISTIC_NAMES, StatisticRequest
 
-    Example: ctmirror landscape NASH --top 10
-    """
-    from ctmirror.render import table
+    def command(name: str, **given):
+        as_json = given.pop("as_json", False)
+        arguments = {k: v for k, v in given.items() if v is not None}
+        with open_mirror() as m:
+            answer = m.stats(name, **arguments)
+        _show(METHODS[name] if name in METHODS else None, answer, as_json, arguments)
 
-    with open_mirror() as m:
-        result = m.get_landscape(condition, date_before, top_n, holdout)
-    if as_json:
-        return emit_json(result)
-    typer.echo(f"trials: {result.total_trial_count}   phases: "
-               + ", ".join(f"{k} {v}" for k, v in result.phase_distribution.items()))
-    typer.echo(table([c.model_dump() for c in result.competitors],
-                     ["sponsor", "drug_name", "drug_type", "max_phase", "trial_count", "total_enrollment",
-                      "most_recent_start", "statuses"], max_width=36))
-    if result.recent_starts:
-        typer.echo("\nrecent starts:")
-        typer.echo(table([r.model_dump() for r in result.recent_starts],
-                         ["nct_id", "start_date", "phase", "sponsor", "drug"]))
+    name = inspect.Parameter("name", inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[str, typer.Argument(
+        help=f"One of {', '.join(STATISTIC_NAMES)} (`ctmirror stats --help`; docs/statistics.md).")])
+    parameters = [name, *(_cli_parameter(n, info) for n, info in StatisticRequest.model_fields.items()),
+                  inspect.Parameter("as_json", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=JsonOption)]
+    command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    command.__doc__ = ("One of the registry statistics (counts by phase, status, country, sponsor, funnel, ...) for a "
+                       "scope.\n\nExample: ctmirror stats stats_by_phase --condition diabetes --date-before 2020-01-01")
+    app.command("stats")(command)
 
 
-@app.command()
-def terminated(
-    query: Annotated[str, typer.Argument(help="A drug, a drug class or a condition.")],
-    date_before: DateOption = None,
-    max_results: Annotated[int, typer.Option("--max-results", help="At most this many trials.")] = 100,
-    holdout: HoldoutOption = "strict",
-    as_json: JsonOption = False,
-) -> None:
-    """Terminated, withdrawn and suspended trials, with why they stopped.
-
-    Example: ctmirror terminated "erectile dysfunction"
-    """
-    from ctmirror.render import table
-
-    with open_mirror() as m:
-        trials = m.get_terminated(query, date_before, max_results, holdout)
-    if as_json:
-        return emit_json(trials)
-    typer.echo(table([t.model_dump() for t in trials],
-                     ["nct_id", "status", "stop_category", "phase", "drug_name", "termination_date", "why_stopped"]))
-
-
-def _show_trial(nct_id: str, details: bool, as_json: bool) -> None:
-    from ctmirror.render import key_values
-
-    with open_mirror() as m:
-        trial = m.get_trial_details(nct_id) if details else m.get_trial(nct_id)
-    if trial is None:
-        raise NotFound(f"{nct_id.strip()}: not found", invalid_input=nct_id)
-    if as_json:
-        return emit_json(trial)
-    data = trial.model_dump()
-    data["interventions"] = [f"{i['intervention_type']}: {i['intervention_name']}" for i in data["interventions"]]
-    data["primary_outcomes"] = [o["measure"] for o in data["primary_outcomes"]]
-    if details:
-        data["locations"] = [", ".join(filter(None, (x["facility"], x["city"], x["country"])))
-                             for x in data["locations"]]
-    typer.echo(key_values(list(data.items())))
-
-
-@app.command()
-def trial(nct_id: Annotated[str, typer.Argument(help="NCT identifier (an alias resolves).")],
-          as_json: JsonOption = False) -> None:
-    """One trial by NCT ID; exit code 1 when not found.
-
-    Example: ctmirror trial NCT00711542 --json
-    """
-    _show_trial(nct_id, False, as_json)
-
-
-@app.command()
-def details(nct_id: Annotated[str, typer.Argument(help="NCT identifier (an alias resolves).")],
-            as_json: JsonOption = False) -> None:
-    """One trial with eligibility, sites, keywords and MeSH terms; exit code 1 when not found.
-
-    Example: ctmirror details NCT00711542
-    """
-    _show_trial(nct_id, True, as_json)
-
-
-@app.command()
-def search(
-    query: Annotated[Optional[str], typer.Argument(help="Free text: every word must appear.")] = None,
-    condition: Annotated[Optional[str], typer.Option(help="Condition filter.")] = None,
-    intervention: Annotated[Optional[str], typer.Option(help="Drug or treatment filter.")] = None,
-    status: Annotated[Optional[str], typer.Option(help="Status, or several comma-separated.")] = None,
-    location: Annotated[Optional[str], typer.Option(help="'Boston, MA', 'Germany'.")] = None,
-    phase: Annotated[Optional[str], typer.Option(help="EARLY_PHASE1, PHASE1..PHASE4, NA.")] = None,
-    eligibility: Annotated[Optional[str], typer.Option("--eligibility", help="Words in the criteria.")] = None,
-    min_age: Annotated[Optional[str], typer.Option(help="Patient age the trial must admit (lower end).")] = None,
-    max_age: Annotated[Optional[str], typer.Option(help="Patient age the trial must admit (upper end).")] = None,
-    sex: Annotated[Optional[str], typer.Option(help="FEMALE or MALE.")] = None,
-    study_type: Annotated[Optional[str], typer.Option(help="INTERVENTIONAL, OBSERVATIONAL, EXPANDED_ACCESS.")] = None,
-    date_before: DateOption = None,
-    page_size: Annotated[int, typer.Option(help="1 to 200.")] = 50,
-    cursor: Annotated[Optional[str], typer.Option(help="pagination.cursor of the previous page.")] = None,
-    holdout: HoldoutOption = "strict",
-    as_json: JsonOption = False,
-) -> None:
-    """Paginated search with filters, as the search contract: items and a cursor for the next page.
-
-    Example: ctmirror search --condition diabetes --location "Boston, MA" --status RECRUITING
-    """
-    from ctmirror.render import table
-
-    with open_mirror() as m:
-        page = m.search(query, condition, intervention, status, location, phase, eligibility, min_age, max_age,
-                        sex, study_type, date_before, page_size, cursor, holdout)
-    if as_json:
-        return emit_json(page.contract_json())
-    typer.echo(table([i.model_dump() for i in page.items], ["id", "phase", "status", "sponsor", "title"]))
-    typer.echo(f"\n{page.pagination.total_count} found" +
-               (f"; next page: --cursor {page.pagination.cursor}" if page.pagination.cursor else ""))
+for _method in METHODS.values():
+    if _method.command is not None:
+        _method_command(_method)
+_statistics_command()
 
 
 @app.command()
@@ -527,29 +435,6 @@ def history(
     finally:
         progress.close()
     typer.echo(result.summary)
-
-
-@app.command()
-def stats(
-    name: Annotated[str, typer.Argument(help="stats_by_phase, stats_by_status, ... (see README).")],
-    condition: Annotated[Optional[str], typer.Option(help="Only trials for this condition.")] = None,
-    intervention: Annotated[Optional[str], typer.Option(help="Only trials of this drug or treatment.")] = None,
-    sponsor: Annotated[Optional[str], typer.Option(help="Only trials whose lead sponsor has these words.")] = None,
-    date_before: DateOption = None,
-    holdout: HoldoutOption = "strict",
-    as_json: JsonOption = False,
-) -> None:
-    """One of the registry statistics (counts by phase, status, country, sponsor, funnel, ...) for a scope.
-
-    Example: ctmirror stats stats_by_phase --condition diabetes --date-before 2020-01-01
-    """
-    from ctmirror.render import table
-
-    with open_mirror() as m:
-        rows = m.stats(name, condition, intervention, sponsor, date_before, holdout)
-    if as_json:
-        return emit_json(rows)
-    typer.echo(table(rows, list(rows[0]) if rows else []))
 
 
 report_app = typer.Typer(help="Reports people can look at.", no_args_is_help=True)

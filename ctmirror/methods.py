@@ -1,5 +1,6 @@
-"""The contract methods on a Mirror: validate arguments, run the macro through its call file in `sql/calls/`
-with bound parameters, and return the contract's pydantic models."""
+"""The methods on a Mirror, every one from the registry (ctmirror/registry.py): Mirror.call(name, ...) validates
+the arguments with the method's request model, scopes the call to its cutoff and runs it; Mirror.<name>(...) is the
+same call with the method's own signature."""
 
 from __future__ import annotations
 
@@ -11,38 +12,21 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from ctmirror import answers
-from ctmirror import arguments as arg
 from ctmirror.core.errors import InvalidArgument
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.warehouse import STATE_ID
-from ctmirror.models import (
-    ConditionLandscape,
-    Pagination,
-    PaginationEnvelope,
-    TerminatedTrial,
-    Trial,
-    TrialDetails,
-    TrialSearchCandidate,
-    WhitespaceResult,
-)
+from ctmirror.models import Pagination, PaginationEnvelope, TrialSearchCandidate
+from ctmirror.registry import METHODS, STATISTIC_NAMES, Method
 
 if TYPE_CHECKING:
     from ctmirror.mirror import Mirror
 
-MAX_RESULTS = 10_000
-STATS = ("stats_by_phase", "stats_by_status", "stats_by_study_type", "stats_by_sex", "stats_by_age_group",
-         "stats_by_intervention_type", "stats_by_start_year", "stats_by_duration", "stats_by_country",
-         "stats_by_facility", "stats_by_sponsor", "stats_by_sponsor_class", "stats_enrollment", "stats_completion",
-         "stats_results_reporting", "stats_recruitment_funnel")
 CURSOR_VERSION = 2
 MAX_CURSOR_CHARACTERS = 1_000
 
 
-HOLDOUTS = ("strict", "first_posted")
-
-
 class Methods:
-    """Mixed into Mirror; `self.rows(sql, params)` runs on the mirror's read-only connection.
+    """Mixed into Mirror; every method of the registry is one of its attributes (set at the end of this module).
 
     date_before and holdout: with holdout="strict" (the default) a method answers from the strict as-of
     snapshot at date_before (sql/asof/: only what the registry had published by then); with
@@ -50,11 +34,35 @@ class Methods:
     rule, for parity with the live API). A mirror pinned with as_of= always answers as of its cutoff.
     """
 
-    def _scope(self: Mirror, date_before: object, holdout: str) -> tuple[Mirror, date | None]:
-        cutoff = arg.cutoff(date_before)
-        if holdout not in HOLDOUTS:
-            raise InvalidArgument(f"holdout must be one of: {', '.join(HOLDOUTS)}", invalid_input=holdout,
-                                  recovery_hint="use holdout='strict' (leakage-safe) or 'first_posted'")
+    def call(self: Mirror, name: str, /, *args: Any, **kwargs: Any) -> Any:
+        """Any registered method by name, with its arguments as Mirror.<name> takes them."""
+        method = METHODS.get(name) if isinstance(name, str) else None
+        if method is None:
+            raise InvalidArgument(f"unknown method {name!r}: one of {', '.join(METHODS)}", invalid_input=name,
+                                  recovery_hint="pick a method from the list")
+        return RUNS[method.kind](self, method, self.validated(method, args, kwargs))
+
+    def validated(self: Mirror, method: Method, args: tuple, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """A call's arguments, positional ones named in the order of the method's fields, validated (an unknown
+        or missing argument is the request model's INVALID_INPUT, however it was passed)."""
+        fields = list(method.request.model_fields)
+        if len(args) > len(fields):
+            raise InvalidArgument(f"{method.name} takes at most {len(fields)} arguments ({', '.join(fields)}), "
+                                  f"got {len(args)}", recovery_hint="Pass the optional ones by name.")
+        arguments = dict(zip(fields, args))
+        for name in arguments.keys() & kwargs.keys():
+            raise InvalidArgument(f"{method.name}: {name} is given twice", invalid_input=name)
+        return method.validate({**arguments, **kwargs})
+
+    def stats(self: Mirror, name: str, *args: Any, **kwargs: Any) -> list[dict[str, Any]]:
+        """One of the registry statistics (sql/stats/) for the trials in scope, as rows."""
+        if name not in STATISTIC_NAMES:
+            raise InvalidArgument(f"unknown statistic {name!r}: one of {', '.join(STATISTIC_NAMES)}",
+                                  invalid_input=name, recovery_hint="pick a name from the list")
+        return self.call(name, *args, **kwargs)
+
+    def _scope(self: Mirror, cutoff: date | None, holdout: str) -> tuple[Mirror, date | None]:
+        """The mirror that answers at the cutoff, and the cutoff its query filters on."""
         if self.as_of is not None:
             if cutoff is not None and cutoff > self.as_of:
                 raise InvalidArgument(f"date_before {cutoff} is after this mirror's cutoff {self.as_of}",
@@ -64,111 +72,80 @@ class Methods:
             return self, cutoff
         return self.snapshot_at(cutoff), cutoff
 
-    def _answer(self: Mirror, mirror: Mirror, method: str, call: dict[str, Any]) -> Any:
-        """Runs one validated call on `mirror`, or, while Mirror.batch collects, records it to run set-wise
-        with the batch's other calls of the same method on the same mirror."""
-        if self._collecting is not None:
-            self._collecting.append((mirror, method, call))
-            return None
-        return mirror.recovering(lambda: answers.RUNNERS[method](mirror, [call])[0])
+    def _scoped(self: Mirror, method: Method, request: dict[str, Any]) -> tuple[Mirror, dict[str, Any]]:
+        """A validated call without its holdout, and the mirror that answers it."""
+        if not method.scoped:
+            return self, request
+        call = {k: v for k, v in request.items() if k != "holdout"}
+        mirror, call["date_before"] = self._scope(request["date_before"], request["holdout"])
+        return mirror, call
 
-    def search_trials(self: Mirror, drug: str, condition: str, date_before: date | str | None = None,
-                      phase_filter: str | None = None, max_results: int = 200, holdout: str = "strict") -> list[Trial]:
-        mirror, cutoff = self._scope(date_before, holdout)
-        return self._answer(mirror, "search_trials", {
-            "drug": arg.text("drug", drug), "condition": arg.text("condition", condition),
-            "date_before": cutoff, "phase_filter": arg.phase_filter(phase_filter),
-            "max_results": arg.bounded("max_results", max_results, 1, MAX_RESULTS)})
 
-    def detect_whitespace(self: Mirror, drug: str, condition: str, date_before: date | str | None = None,
-                          holdout: str = "strict") -> WhitespaceResult:
-        mirror, cutoff = self._scope(date_before, holdout)
-        return self._answer(mirror, "detect_whitespace", {
-            "drug": arg.text("drug", drug), "condition": arg.text("condition", condition), "date_before": cutoff})
+def _set_wise(self: Mirror, method: Method, request: dict[str, Any]) -> Any:
+    """One call of a set-wise method; while Mirror.batch collects, recorded to run with the batch's other calls of
+    the same method on the same mirror."""
+    mirror, call = self._scoped(method, request)
+    if self._collecting is not None:
+        self._collecting.append((mirror, method, call))
+        return None
+    return mirror.recovering(lambda: answers.answer(mirror, method, [call])[0])
 
-    def get_landscape(self: Mirror, condition: str, date_before: date | str | None = None,
-                      top_n: int = 50, holdout: str = "strict") -> ConditionLandscape:
-        mirror, cutoff = self._scope(date_before, holdout)
-        return self._answer(mirror, "get_landscape", {
-            "condition": arg.text("condition", condition), "date_before": cutoff,
-            "top_n": arg.bounded("top_n", top_n, 1, 1000)})
 
-    def get_terminated(self: Mirror, query: str, date_before: date | str | None = None,
-                       max_results: int = 100, holdout: str = "strict") -> list[TerminatedTrial]:
-        mirror, cutoff = self._scope(date_before, holdout)
-        return self._answer(mirror, "get_terminated", {
-            "query": arg.text("query", query), "date_before": cutoff,
-            "max_results": arg.bounded("max_results", max_results, 1, MAX_RESULTS)})
+def _statistic(self: Mirror, method: Method, request: dict[str, Any]) -> list[dict[str, Any]]:
+    mirror, call = self._scoped(method, request)
+    return mirror.recovering(lambda: answers.rows_of(mirror.con.execute(read_sql(f"calls/{method.name}.sql"), call)))
 
-    def get_trial(self: Mirror, nct_id: str) -> Trial | None:
-        return self._answer(self, "get_trial", {"nct_id": arg.nct_id(nct_id)})
 
-    def get_trial_details(self: Mirror, nct_id: str) -> TrialDetails | None:
-        return self._answer(self, "get_trial_details", {"nct_id": arg.nct_id(nct_id)})
+def _search(self: Mirror, method: Method, request: dict[str, Any]) -> PaginationEnvelope:
+    """The paginated search of contracts 001/002. All filters are ANDed. A cursor is pinned to the warehouse state
+    its first page came from, so paging sees every match exactly once even if a sync publishes in between
+    (STATE_EXPIRED if that state is no longer kept: start again)."""
+    scoped, call = self._scoped(method, request)
+    params = {column: call[name] for name, column, _ in method.columns if name in call}
+    params["phase"] = None if call["phase"] is None else [call["phase"]]
+    if params["sex"] == "ALL":
+        params["sex"] = None
+    if all(value is None for value in params.values()):
+        raise InvalidArgument("give a query or at least one filter", invalid_input=None,
+                              recovery_hint="Add query, condition, intervention, status, location or phase.")
+    size = call["page_size"]
+    fingerprint = _fingerprint(params)
+    mirror, offset = scoped, 0
+    if call["cursor"] is not None:
+        mirror, offset = _read_cursor(scoped, call["cursor"], fingerprint)
+    arguments = {**params, "page_offset": offset}
 
-    def stats(self: Mirror, name: str, condition: str | None = None, intervention: str | None = None,
-              sponsor: str | None = None, date_before: date | str | None = None,
-              holdout: str = "strict") -> list[dict[str, Any]]:
-        """One of the analytics (sql/views/stats_*.sql, listed in STATS) for the trials in scope, as rows."""
-        if name not in STATS:
-            raise InvalidArgument(f"unknown statistic {name!r}: one of {', '.join(STATS)}", invalid_input=name,
-                                  recovery_hint="pick a name from the list")
-        mirror, cutoff = self._scope(date_before, holdout)
-        return mirror.rows(read_sql(f"calls/{name}.sql"), {
-            "condition": arg.optional_text("condition", condition),
-            "intervention": arg.optional_text("intervention", intervention),
-            "sponsor": arg.optional_text("sponsor", sponsor), "date_before": cutoff})
+    def page() -> tuple[list[dict[str, Any]], int]:
+        rows = answers.rows_of(answers.execute_shaped(mirror, method, "search_page", arguments, page_limit=size))
+        if rows:
+            return rows, rows[0]["total_matches"]
+        if offset == 0:  # an empty first page: nothing matches
+            return rows, 0
+        # past the end: the count comes from its own query
+        return rows, answers.execute_shaped(mirror, method, "search_count", arguments).fetchone()[0]
 
-    def search(self: Mirror, query: str | None = None, condition: str | None = None,
-               intervention: str | None = None, status: str | list[str] | None = None,
-               location: str | None = None, phase: str | None = None, eligibility_keywords: str | None = None,
-               min_age: int | str | None = None, max_age: int | str | None = None, sex: str | None = None,
-               study_type: str | None = None, date_before: date | str | None = None, page_size: int = 50,
-               cursor: str | None = None, holdout: str = "strict") -> PaginationEnvelope:
-        """The paginated search of contracts 001/002. All filters are ANDed. A cursor is pinned to the
-        warehouse state its first page came from, so paging sees every match exactly once even if a sync
-        publishes in between (STATE_EXPIRED if that state is no longer kept: start again)."""
-        params: dict[str, Any] = {
-            "query": arg.optional_text("query", query),
-            "condition": arg.optional_text("condition", condition),
-            "intervention": arg.optional_text("intervention", intervention),
-            "status": arg.statuses(status),
-            "location": arg.optional_text("location", location),
-            "phase": None if phase is None else [arg.one_of("phase", phase, arg.PHASES)],
-            "eligibility_keywords": arg.optional_text("eligibility_keywords", eligibility_keywords),
-            "min_age_days": arg.age_days("min_age", min_age),
-            "max_age_days": arg.age_days("max_age", max_age),
-            "sex": None if sex is None else arg.one_of("sex", sex, arg.SEXES),
-            "study_type": None if study_type is None else arg.one_of("study_type", study_type, arg.STUDY_TYPES),
-            "date_before": arg.cutoff(date_before),
-        }
-        scoped, params["date_before"] = self._scope(date_before, holdout)
-        if params["sex"] == "ALL":
-            params["sex"] = None
-        if all(value is None for value in params.values()):
-            raise InvalidArgument("give a query or at least one filter", invalid_input=None,
-                                  recovery_hint="Add query, condition, intervention, status, location or phase.")
-        size = arg.bounded("page_size", page_size, 1, 200)
-        fingerprint = _fingerprint(params)
-        mirror, offset = scoped, 0
-        if cursor is not None:
-            mirror, offset = _read_cursor(scoped, cursor, fingerprint)
-        arguments = {**params, "page_offset": offset}
+    rows, total = mirror.recovering(page)
+    next_offset = offset + len(rows)
+    next_cursor = _write_cursor(mirror, next_offset, fingerprint) if next_offset < total else None
+    return PaginationEnvelope(items=[TrialSearchCandidate.model_validate(r) for r in rows],
+                              pagination=Pagination(cursor=next_cursor, total_count=total, page_size=size))
 
-        def page() -> tuple[list[dict[str, Any]], int]:
-            rows = answers.rows_of(answers.execute_shaped(mirror, "search_page", arguments, page_limit=size))
-            if rows:
-                return rows, rows[0]["total_matches"]
-            if offset == 0:  # an empty first page: nothing matches
-                return rows, 0
-            # past the end: the count comes from its own query
-            return rows, answers.execute_shaped(mirror, "search_count", arguments).fetchone()[0]
 
-        rows, total = mirror.recovering(page)
-        next_offset = offset + len(rows)
-        next_cursor = _write_cursor(mirror, next_offset, fingerprint) if next_offset < total else None
-        return PaginationEnvelope(items=[TrialSearchCandidate.model_validate(r) for r in rows],
-                                  pagination=Pagination(cursor=next_cursor, total_count=total, page_size=size))
+RUNS = {"set-wise": _set_wise, "search": _search, "statistic": _statistic}
+
+
+def _bound(method: Method):
+    def call(self: Mirror, *args: Any, **kwargs: Any) -> Any:
+        return self.call(method.name, *args, **kwargs)
+
+    call.__name__ = call.__qualname__ = method.name
+    call.__doc__ = method.summary or f"The registry statistic {method.name} (sql/stats/{method.name}.sql) as rows."
+    call.__signature__ = method.signature()  # type: ignore[attr-defined]
+    return call
+
+
+for _method in METHODS.values():
+    setattr(Methods, _method.name, _bound(_method))
 
 
 def _fingerprint(params: dict[str, Any]) -> str:

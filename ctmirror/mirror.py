@@ -15,12 +15,13 @@ import duckdb
 import polars as pl
 
 from ctmirror import arguments
-from ctmirror.answers import RUNNERS, answer_all, rows_of
+from ctmirror.answers import answer, rows_of
 from ctmirror.core.errors import InvalidArgument, StateNotFound, WarehouseError
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.warehouse import CATALOG_FORMAT, State, Warehouse
 from ctmirror.methods import Methods
 from ctmirror.readonly import check_query, engine_error, open_reader, query_error
+from ctmirror.registry import METHODS, Method
 
 Answer = TypeVar("Answer")
 
@@ -28,8 +29,8 @@ Answer = TypeVar("Answer")
 @cache
 def _record_pandas_absent() -> None:
     """DuckDB's Python API tries `import pandas` several times on every query with parameters (a parameter
-    might be a DataFrame). Without pandas each try searches all of sys.path again, 1-2 ms of a method call;
-    marked absent in sys.modules, a try fails at once. Nothing changes where pandas is installed. Run once,
+    might be a DataFrame). Without pandas each try searches all of sys.path again, a noticeable part of a method
+    call; marked absent in sys.modules, a try fails at once. Nothing changes where pandas is installed. Run once,
     when the first Mirror opens, rather than on import."""
     if "pandas" not in sys.modules and importlib.util.find_spec("pandas") is None:
         sys.modules["pandas"] = None  # type: ignore[assignment]
@@ -47,7 +48,7 @@ class Mirror(Methods):
         _record_pandas_absent()
         self.warehouse = Warehouse(warehouse)
         self._pinned: dict[object, Mirror] = {}
-        self._collecting: list[tuple[Mirror, str, dict[str, Any]]] | None = None
+        self._collecting: list[tuple[Mirror, Method, dict[str, Any]]] | None = None
         self.prepared_calls: set[str] = set()  # the methods' call queries prepared on this connection
         self.shaped_plans: dict[str, None] = {}  # search's, by shape, least recently used first
         self.as_of: date | None = None
@@ -189,37 +190,35 @@ class Mirror(Methods):
         return self._pinned[key]
 
     def batch(self, calls: list[tuple[str, dict]]) -> list[Any]:
-        """Runs [(method name, keyword arguments), ...] and returns their results in order. The calls of the
-        set-wise methods (answers.RUNNERS) are all validated before any query runs; then each method's calls on
-        each pinned state are answered together, CALLS_PER_QUERY to a query, which is what makes a backtest's
-        thousands of calls fast. `search` (paged, with cursors) runs call by call, after them."""
-        allowed = {*RUNNERS, "search"}
+        """Runs [(method name, keyword arguments), ...], any method of the registry, and returns the answers in
+        order. Every call is validated before any query runs; then each set-wise method's calls on each pinned
+        state are answered together, CALLS_PER_QUERY to a query, which is what makes a backtest's thousands of
+        calls fast. The others (search, which pages with cursors, and the statistics) run call by call, after."""
         for name, _ in calls:
-            if name not in allowed:
-                raise InvalidArgument(f"unknown method {name!r}: one of {', '.join(sorted(allowed))}",
-                                      invalid_input=name)
-        recorded: list[tuple[Mirror, str, dict[str, Any]]] = []
+            if name not in METHODS:
+                raise InvalidArgument(f"unknown method {name!r}: one of {', '.join(METHODS)}", invalid_input=name)
+        recorded: list[tuple[Mirror, Method, dict[str, Any]]] = []
         positions: list[int] = []  # recorded[i] is the call at positions[i]
         for position, (name, kwargs) in enumerate(calls):
-            if name in RUNNERS:
+            if METHODS[name].kind == "set-wise":
                 self._collecting = recorded
                 try:
-                    getattr(self, name)(**kwargs)
+                    self.call(name, **kwargs)
                 finally:
                     self._collecting = None
                 positions.append(position)
         groups: dict[tuple[int, str], list[int]] = {}
         for index, (mirror, method, _) in enumerate(recorded):
-            groups.setdefault((id(mirror), method), []).append(index)
+            groups.setdefault((id(mirror), method.name), []).append(index)
         results: list[Any] = [None] * len(calls)
-        for (_, method), indexes in groups.items():
-            mirror = recorded[indexes[0]][0]
-            found = mirror.recovering(partial(answer_all, mirror, method, [recorded[i][2] for i in indexes]))
+        for indexes in groups.values():
+            mirror, method, _ = recorded[indexes[0]]
+            found = mirror.recovering(partial(answer, mirror, method, [recorded[i][2] for i in indexes]))
             for index, result in zip(indexes, found):
                 results[positions[index]] = result
         for position, (name, kwargs) in enumerate(calls):
-            if name not in RUNNERS:
-                results[position] = self.search(**kwargs)
+            if METHODS[name].kind != "set-wise":
+                results[position] = self.call(name, **kwargs)
         return results
 
     def at_state(self, state_id: str) -> Mirror:

@@ -175,8 +175,8 @@ class _Run:
         if self.cp["phase"] != "harvesting":
             return
         # The loader's batches (10,000 records; the first a quarter of that, so normalising starts early): DuckDB
-        # normalises one while the next pages are fetched and validated. Batches of 4,000 cost 9% more CPU in
-        # the fixed work of each (21 files written, the receipts, the counts), measured on 50,000 records.
+        # normalises one while the next pages are fetched and validated. Smaller batches pay the fixed work of each
+        # (a file per table, the receipts, the counts) more often.
         self.normalizer.run()  # what an interrupted run stored but did not normalise
         self._adopt_stored_page()
         with self.normalizer.session() as feed:

@@ -41,10 +41,9 @@ BATCH_RECORDS = 10_000
 BATCH_BYTES = 400 << 20
 PARSE_BUFFER_BYTES = 16 << 20  # DuckDB's default maximum_object_size; see sql/stage/parse.sql
 FIRST_BATCH_SHARE = 4
-# Segment tables whose bytes are mostly texts that never repeat (each version's raw JSON): dictionary encoding
-# them cost 12% of writing study_versions and saved no byte. They are written in the smallest row groups DuckDB
-# makes (one vector of rows): the Parquet writer buffers a row group's column whole, and a batch's 150 MB of JSON
-# in one group had it fault in fresh memory for every segment (a sixth of a harvest's page faults).
+# Segment tables whose bytes are mostly texts that never repeat (each version's raw JSON): a dictionary would save
+# nothing and cost time. They are written in the smallest row groups DuckDB makes, since the Parquet writer holds a
+# row group's column whole in memory, and a batch's raw JSON in one group is hundreds of megabytes.
 UNREPEATED_TEXTS = ("study_versions",)
 SLOWEST_TABLES = ("study_versions", "search_terms", "condition_links", "study_details", "places", "studies")
 

@@ -23,6 +23,8 @@ from ctmirror.core.warehouse import Warehouse
 from ingest.aact import AactDumpError, dump_candidates
 from ingest.loader import load_aact, load_paths, rebuild, sample_path
 
+pytestmark = pytest.mark.slow  # builds and compares several warehouses from AACT dumps
+
 SAMPLE = DATA / "aact" / "20261101_ctgov_sample.zip"
 SAMPLE_IDS = set((DATA / "aact" / "sample_ids.txt").read_text().split())
 # What AACT does not carry, so a record read back from it lacks (ctmirror's methods use none of them).

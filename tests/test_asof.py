@@ -97,6 +97,7 @@ def test_an_exact_older_version_is_shown_whole(tmp_path, records_by_id):
         assert now.get_trial("NCT00711542").overall_status == "TERMINATED"
 
 
+@pytest.mark.slow
 def test_no_strict_answer_contains_what_was_posted_after_the_cutoff(m):
     """Property test over the whole sample, for random cutoffs."""
     rng = random.Random(20261125)
@@ -130,6 +131,7 @@ def read_leak_query() -> str:
     """
 
 
+@pytest.mark.slow
 def test_snapshots_are_byte_identical_across_processes_and_survive_later_syncs(tmp_path, sample_warehouse, records):
     outs = [tmp_path / "a", tmp_path / "b"]
     for out in outs:
@@ -159,6 +161,7 @@ def test_a_snapshot_needs_a_new_folder(tmp_path, sample_warehouse):
         build_snapshot(Warehouse(sample_warehouse), date(2019, 6, 1), tmp_path / "taken")
 
 
+@pytest.mark.slow
 def test_pinning_past_states(tmp_path, records):
     wh = Warehouse(tmp_path / "w")
     first = load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:10])]).state.state_id
@@ -171,6 +174,7 @@ def test_pinning_past_states(tmp_path, records):
         Mirror(wh.root, state="000002")
 
 
+@pytest.mark.slow
 def test_history_makes_strict_answers_exact(tmp_path, records_by_id):
     current = records_by_id["NCT05144685"]
     v1 = copy.deepcopy(current)

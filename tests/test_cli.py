@@ -16,6 +16,8 @@ from ctmirror.core.errors import WarehouseError
 from ctmirror.core.warehouse import Warehouse
 from ctmirror.readonly import ReadOnlyViolation
 
+pytestmark = pytest.mark.slow  # runs the CLI in subprocesses
+
 
 def ctmirror(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "ctmirror.cli", *args], capture_output=True, text=True,

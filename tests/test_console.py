@@ -42,6 +42,7 @@ ATTEMPTS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("attempt", ATTEMPTS)
 def test_write_attempts_fail_and_change_nothing(tmp_path, sample_warehouse, attempt):
     before = fingerprint(sample_warehouse)
@@ -80,6 +81,7 @@ def test_macros_row_limit_and_prompt(sample_warehouse):
     assert "2279" in session.stdout and "error: read-only" in session.stdout
 
 
+@pytest.mark.slow
 def test_errors_show_duckdb_and_the_position(sample_warehouse):
     done = ctmirror(sample_warehouse, "sql", "SELECT nct_id FROM studies WHERE phsae = 1")
     assert done.returncode == 2 and "phsae" in done.stderr and "LINE 1" in done.stderr

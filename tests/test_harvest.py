@@ -23,6 +23,8 @@ from ingest.harvest import SyncOptions, sync, sync_from_bulk
 from ingest.http_client import RetryPolicy
 from ingest.loader import load_paths
 
+pytestmark = pytest.mark.slow  # a fake API on loopback, and SIGKILL tests in subprocesses
+
 FAST_RETRY = RetryPolicy(attempts=6, base_delay=0.01, max_delay=0.05)
 COMPARED = ["studies", "conditions", "keywords", "interventions", "arm_groups", "collaborators", "locations",
             "outcomes", "study_references", "mesh_terms", "browse_leaves", "nct_aliases"]

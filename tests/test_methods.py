@@ -286,6 +286,7 @@ def test_invalid_phase_names_the_allowed_values(m):
         m.search(condition="diabetes", phase="Phase 5")
 
 
+@pytest.mark.slow
 def test_sql_python_and_cli_give_the_same_answers(m, sample_warehouse):
     def cli(*args):
         done = subprocess.run([sys.executable, "-m", "ctmirror.cli", "-w", str(sample_warehouse), *args, "--json"],
@@ -344,6 +345,7 @@ def test_a_cursor_for_another_query_or_garbage_is_refused(m):
         m.search(condition="diabetes", page_size=5, cursor="not-a-cursor")
 
 
+@pytest.mark.slow
 def test_every_study_of_the_sample_is_a_valid_trial_and_details(m, records):
     for record in records:
         trial = m.get_trial(nct(record))

@@ -61,6 +61,7 @@ def test_a_quarantined_record_is_not_counted_unchanged(tmp_path, loaded, records
     assert run == {"records": 2, "unchanged": 1, "quarantined": 1}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "mutate, reason",
     [

@@ -24,6 +24,7 @@ def snapshot_tables(root) -> dict[str, pl.DataFrame]:
     return tables
 
 
+@pytest.mark.slow
 def test_rebuild_reproduces_every_table(tmp_path, records_by_id, records):
     wh = Warehouse(tmp_path / "w")
     load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:300])])

@@ -15,6 +15,8 @@ import pytest
 from ctmirror import Mirror
 from ctmirror.report import landscape_report
 
+pytestmark = pytest.mark.slow  # renders in a browser
+
 BROWSER = shutil.which("chromium")
 needs_browser = pytest.mark.skipif(BROWSER is None, reason="Debian's chromium is not installed (CI installs it)")
 

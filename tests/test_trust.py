@@ -45,6 +45,7 @@ def copy_of(warehouse: Path, target: Path) -> Path:
 
 
 # ---- answers never depend on where the warehouse is opened from ------------------------------------------------
+@pytest.mark.slow
 def test_the_same_answers_from_three_folders_and_after_a_move(tmp_path, small, sample_warehouse):
     warehouse = copy_of(small, tmp_path / "copied" / "warehouse")
     decoy = tmp_path / "decoy"  # a folder with a warehouse of its own at ./warehouse
@@ -67,6 +68,7 @@ def test_the_same_answers_from_three_folders_and_after_a_move(tmp_path, small, s
     assert json.loads(done.stdout)["studies"] == 300
 
 
+@pytest.mark.slow
 def test_a_snapshot_answers_the_same_after_being_moved(tmp_path, small):
     out = tmp_path / "snap"
     done = ctmirror("-w", str(small), "snapshot", "--as-of", "2015-01-01", "--out", str(out))
@@ -142,6 +144,7 @@ def test_mirror_sql_refuses_and_changes_nothing(tmp_path, small, outside_parquet
 
 
 # The CLI runs one process per attempt: a sample of the kinds above keeps the suite fast.
+@pytest.mark.slow
 @pytest.mark.parametrize("attempt", [REFUSED[i] for i in (0, 2, 4, 5, 7, 10, 13, 17, 18, 21, 23)],
                          ids=lambda a: a[:60])
 def test_ctmirror_sql_refuses_in_one_line_and_changes_nothing(tmp_path, small, outside_parquet, attempt):
@@ -168,6 +171,7 @@ def test_a_query_holding_a_setting_still_answers_on_the_same_mirror(small):
         assert m.sql("SELECT now() IS NOT NULL AS ok")["ok"][0]  # TIMESTAMPTZ needs pytz
 
 
+@pytest.mark.slow
 def test_now_and_other_timestamptz_work_in_the_cli(small):
     done = ctmirror("-w", str(small), "sql", "SELECT now() > TIMESTAMPTZ '2020-01-01 00:00:00+00' AS ok",
                     "--format", "json")
@@ -175,6 +179,7 @@ def test_now_and_other_timestamptz_work_in_the_cli(small):
     assert json.loads(done.stdout) == [{"ok": True}]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", ["{warehouse}/out.csv", "{warehouse}/states/x.json",
                                     "{warehouse}/tables/studies/current.parquet"])
 def test_out_refuses_any_path_inside_a_warehouse(tmp_path, small, target):
@@ -226,6 +231,7 @@ def test_a_state_id_is_never_a_path(small):
 
 
 # ---- damage says how to recover --------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_truncated_parquet_file_says_rebuild_and_rebuild_repairs_it(tmp_path, small):
     warehouse = copy_of(small, tmp_path / "w")
     damaged = Warehouse(warehouse).state().table_files("conditions")[0]
@@ -242,6 +248,7 @@ def test_a_truncated_parquet_file_says_rebuild_and_rebuild_repairs_it(tmp_path, 
     assert done.returncode == 0 and json.loads(done.stdout)[0]["n"] > 250
 
 
+@pytest.mark.slow
 def test_a_missing_current_link_says_republish_and_republish_restores_it(tmp_path, small):
     warehouse = copy_of(small, tmp_path / "w")
     (warehouse / "current").unlink()
@@ -253,6 +260,7 @@ def test_a_missing_current_link_says_republish_and_republish_restores_it(tmp_pat
         assert m.sql("SELECT count(*) AS n FROM studies")["n"][0] == 300
 
 
+@pytest.mark.slow
 def test_a_folder_that_is_not_there_says_which_and_what_to_do(tmp_path):
     done = ctmirror("-w", str(tmp_path / "nowhere"), "sql", "SELECT 1")
     assert done.returncode == 2 and "no such folder" in done.stderr and "--warehouse" in done.stderr
@@ -276,6 +284,7 @@ def test_a_torn_runs_file_is_survived_and_a_bad_line_named(tmp_path, records):
         load_paths(wh, [write_ndjson(tmp_path / "c.ndjson", records[40:60])])
 
 
+@pytest.mark.slow
 def test_a_run_killed_while_publishing_is_not_recorded_as_completed(tmp_path, records):
     root = tmp_path / "w"
     source = write_ndjson(tmp_path / "a.ndjson", records[:30])
@@ -288,6 +297,7 @@ def test_a_run_killed_while_publishing_is_not_recorded_as_completed(tmp_path, re
         assert m.sql("SELECT count(*) AS n FROM sync_runs")["n"][0] == 1
 
 
+@pytest.mark.slow
 def test_a_run_killed_after_publishing_is_recorded_by_the_next_writer(tmp_path, records):
     root = tmp_path / "w"
     killed = ctmirror("-q", "-w", str(root), "load", str(write_ndjson(tmp_path / "a.ndjson", records[:30])),
@@ -313,6 +323,7 @@ def test_a_state_pruned_under_an_open_mirror_says_so(tmp_path, records):
 
 
 # ---- writers: nothing recorded twice, nothing left behind ------------------------------------------------------
+@pytest.mark.slow
 def test_a_load_that_adds_nothing_publishes_nothing(tmp_path, records):
     wh = Warehouse(tmp_path / "w")
     source = write_ndjson(tmp_path / "a.ndjson", records[:20])
@@ -324,6 +335,7 @@ def test_a_load_that_adds_nothing_publishes_nothing(tmp_path, records):
     assert done.returncode == 0 and "nothing new" in done.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("content", [b"PK\x03\x04 this is no zip at all", b"\x00\xff garbage \x13" * 100, b""],
                          ids=["broken-zip", "garbage", "empty"])
 def test_an_unreadable_input_exits_non_zero(tmp_path, small, content):

@@ -21,9 +21,8 @@ BESIDE_PYTHON = max(1, CORES - 1)
 # The row groups of a table whose texts never repeat (written with unrepeated_texts: see write_parquet).
 UNREPEATED_TEXT_ROW_GROUP_ROWS = 2_048
 # A writer's DuckDB keeps the memory one batch used for the next instead of handing it back to the system after
-# each query: the kernel's faulting it in afresh was a sixth of a harvest's CPU (1.3 million minor page faults for
-# 50,000 records, mostly COPY's row buffers and the Parquet writer's). The blocks kept are capped; all of it goes
-# back when the connection closes. Readers (ctmirror.mirror) keep DuckDB's defaults.
+# each query, so the kernel does not fault the same buffers in afresh batch after batch (COPY's rows, the Parquet
+# writer's). The blocks kept are capped; all of it goes back when the connection closes. Readers keep the defaults.
 KEEP_MEMORY = {"block_allocator_memory": "2GB", "allocator_flush_threshold": "16GB",
                "allocator_bulk_deallocation_flush_threshold": "16GB"}
 

@@ -5,7 +5,7 @@
 -- card is the contract's Trial as JSON (plus official_title, for search): the methods rank on the narrow columns
 -- and then read one text per returned trial, where reading list columns of scattered rows would decode whole
 -- vectors of them. The lists only the card needs are kept in it alone; interventions, std_ages and phases stay
--- columns for the statistics (sql/views/) and for analysts' filters.
+-- columns for the statistics (sql/stats/) and for analysts' filters.
 CREATE TABLE trial_card AS
 WITH
 cond AS (

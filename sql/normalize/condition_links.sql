@@ -6,8 +6,8 @@
 -- Type 1 Diabetes Mellitus" names two things, and linking it to "Erectile Dysfunction" would send every diabetes
 -- query there; "Premature Ejaculation", found as "Premature", is not "Premature Birth".
 -- key: nct_id, content_hash, condition_norm, term_norm
--- v is named three times, so DuckDB would materialise it, copying every record's two sections whole: 40% of this
--- table's time. Not materialised, each use reads only the fields it names.
+-- v is named three times, so DuckDB would materialise it, copying every record's two sections whole. Not
+-- materialised, each use reads only the fields it names.
 WITH v AS NOT MATERIALIZED (
     SELECT nct_id, content_hash, d.protocolSection AS ps, d.derivedSection AS ds FROM new_versions
 ),

@@ -53,9 +53,9 @@ CREATE OR REPLACE MACRO age_days(s) AS
 -- padding each side. A phrase matches a text when search_norm(text) contains search_norm(phrase): whole words
 -- only, so 'ASA' never matches 'Glasgow', and 'Non-Alcoholic' matches 'non alcoholic'. Letters of every
 -- script are kept. Each run of punctuation and spaces becomes one space in one pass of a character class of
--- literals (it compiles in 0.2 ms; a Unicode property class like \p{P} took ~5 ms in every query, and `translate`
--- then a fold of spaces took 60% more time). Accents are stripped only from text that has non-ASCII characters,
--- strlen counting bytes and length characters.
+-- literals (a class of literals compiles at once, where a Unicode property class is compiled again in every
+-- query). Accents are stripped only from text that has non-ASCII characters, strlen counting bytes and length
+-- characters.
 CREATE OR REPLACE MACRO search_norm(s) AS
     regexp_replace(
         regexp_replace(' ' || lower(CASE WHEN strlen(s) = length(s) THEN s ELSE strip_accents(s) END) || ' ',

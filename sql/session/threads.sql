@@ -1,4 +1,4 @@
 -- A database's DuckDB threads ($threads). While PARALLEL_WRITERS cursors write tables side by side, each table's
--- query gets the cores divided among them (one each on two cores): with every query free to use every core, two
--- cores ran four threads, and writing a batch's tables cost 10% more CPU in their contention.
+-- query gets the cores divided among them (one each on two cores): free to use every core, each would run as many
+-- threads as there are cores, and they would contend.
 SET threads = $threads;

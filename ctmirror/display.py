@@ -1,0 +1,58 @@
+"""How each method's answer reads in a terminal (the registry names one per method; --json prints the contract's
+JSON instead)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ctmirror.models import ConditionLandscape, PaginationEnvelope, WhitespaceResult
+from ctmirror.render import key_values, table
+
+
+def trials(columns: tuple[str, ...]):
+    """A list of trial cards as a table of these columns."""
+    def show(answer: list[Any]) -> str:
+        return table([t.model_dump() for t in answer], list(columns))
+    return show
+
+
+def whitespace(result: WhitespaceResult) -> str:
+    text = key_values([("is_whitespace", result.is_whitespace), ("exact_match_count", result.exact_match_count),
+                       ("drug_only_trials", result.drug_only_trials),
+                       ("condition_only_trials", result.condition_only_trials)])
+    if result.condition_drugs:
+        text += "\n\nother drugs tested for the condition (Phase 2+):\n" + table(
+            [d.model_dump() for d in result.condition_drugs], ["drug_name", "phase", "status", "nct_id", "condition"])
+    return text
+
+
+def landscape(result: ConditionLandscape) -> str:
+    text = (f"trials: {result.total_trial_count}   phases: "
+            + ", ".join(f"{k} {v}" for k, v in result.phase_distribution.items()) + "\n")
+    text += table([c.model_dump() for c in result.competitors],
+                  ["sponsor", "drug_name", "drug_type", "max_phase", "trial_count", "total_enrollment",
+                   "most_recent_start", "statuses"], max_width=36)
+    if result.recent_starts:
+        text += "\n\nrecent starts:\n" + table([r.model_dump() for r in result.recent_starts],
+                                               ["nct_id", "start_date", "phase", "sponsor", "drug"])
+    return text
+
+
+def trial(answer: Any) -> str:
+    data = answer.model_dump()
+    data["interventions"] = [f"{i['intervention_type']}: {i['intervention_name']}" for i in data["interventions"]]
+    data["primary_outcomes"] = [o["measure"] for o in data["primary_outcomes"]]
+    if "locations" in data:
+        data["locations"] = [", ".join(filter(None, (x["facility"], x["city"], x["country"])))
+                             for x in data["locations"]]
+    return key_values(list(data.items()))
+
+
+def search_page(page: PaginationEnvelope) -> str:
+    return (table([i.model_dump() for i in page.items], ["id", "phase", "status", "sponsor", "title"])
+            + f"\n\n{page.pagination.total_count} found"
+            + (f"; next page: --cursor {page.pagination.cursor}" if page.pagination.cursor else ""))
+
+
+def rows(answer: list[dict[str, Any]]) -> str:
+    return table(answer, list(answer[0]) if answer else [])

@@ -1,0 +1,284 @@
+"""Every method of the read side, declared once: its request (a pydantic model whose fields are validated by
+ctmirror.arguments, so every surface refuses the same input with the same INVALID_INPUT), its answer's type, how it
+runs, how it reads in a terminal, its help and an example call.
+
+Every surface is a loop over METHODS: Mirror's methods and Mirror.call, Mirror.batch, the CLI's commands, and the
+arguments tables the set-wise calls bind (sql/calls/args/). Adding a method is one declaration here, one SQL call
+file and, for a set-wise one, its macro.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+from functools import cache
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+
+from ctmirror import arguments as arg
+from ctmirror import display
+from ctmirror.core.errors import InvalidArgument
+from ctmirror.core.sqlfiles import read_sql, sql_files
+from ctmirror.models import (
+    ConditionLandscape,
+    PaginationEnvelope,
+    TerminatedTrial,
+    Trial,
+    TrialDetails,
+    WhitespaceResult,
+)
+
+MAX_RESULTS = 10_000
+HOLDOUTS = ("strict", "first_posted")
+
+
+# ---- argument types: each validated by the rule of ctmirror.arguments, named by its field ----------------------
+def _named(check: Callable[[str, Any], Any]) -> BeforeValidator:
+    return BeforeValidator(lambda value, info: check(info.field_name, value))
+
+
+def _bounded(low: int, high: int) -> BeforeValidator:
+    return BeforeValidator(lambda value, info: arg.bounded(info.field_name, value, low, high))
+
+
+def _holdout(value: object) -> str:
+    if value not in HOLDOUTS:
+        raise InvalidArgument(f"holdout must be one of: {', '.join(HOLDOUTS)}", invalid_input=value,
+                              recovery_hint="use holdout='strict' (leakage-safe) or 'first_posted'")
+    return value  # type: ignore[return-value]
+
+
+Text = Annotated[str, _named(arg.text)]
+OptionalText = Annotated[str | None, _named(arg.optional_text)]
+Cutoff = Annotated[date | None, BeforeValidator(arg.cutoff)]
+Holdout = Annotated[Literal["strict", "first_posted"], BeforeValidator(_holdout)]
+NctId = Annotated[str, BeforeValidator(arg.nct_id)]
+
+
+def _cli(flag: str | None = None, *, positional: bool = False) -> dict:
+    """How the CLI takes a field: a positional argument, or an option (default: --field-name)."""
+    return {"cli": "argument" if positional else (flag,)}
+
+
+DATE_BEFORE = Field(None, description="Cutoff (YYYY-MM-DD): answer as the registry stood then; strict by default.",
+                    json_schema_extra={"cli": ("--date-before", "--as-of")})
+HOLDOUT = Field("strict", description="strict: only what was published by the cutoff (no leakage); first_posted: "
+                "current data of trials first posted by then (the live API's rule).")
+
+
+class Request(BaseModel):
+    """The arguments of one call, validated."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+DRUG = Field(description="Drug name or synonym.", json_schema_extra=_cli(positional=True))
+CONDITION = Field(description="Disease or condition.", json_schema_extra=_cli(positional=True))
+
+
+class SearchTrialsRequest(Request):
+    drug: Text = DRUG
+    condition: Text = CONDITION
+    date_before: Cutoff = DATE_BEFORE
+    phase_filter: Annotated[str | None, BeforeValidator(arg.phase_filter)] = Field(
+        None, description="'PHASE3' or '(PHASE2 OR PHASE3)'.", json_schema_extra=_cli("--phase"))
+    max_results: Annotated[int, _bounded(1, MAX_RESULTS)] = Field(200, description="At most this many trials.")
+    holdout: Holdout = HOLDOUT
+
+
+class WhitespaceRequest(Request):
+    drug: Text = DRUG
+    condition: Text = CONDITION
+    date_before: Cutoff = DATE_BEFORE
+    holdout: Holdout = HOLDOUT
+
+
+class LandscapeRequest(Request):
+    condition: Text = Field(description="Disease or condition.", json_schema_extra=_cli(positional=True))
+    date_before: Cutoff = DATE_BEFORE
+    top_n: Annotated[int, _bounded(1, 1000)] = Field(50, description="Top N competitors.",
+                                                     json_schema_extra=_cli("--top"))
+    holdout: Holdout = HOLDOUT
+
+
+class TerminatedRequest(Request):
+    query: Text = Field(description="A drug, a drug class or a condition.", json_schema_extra=_cli(positional=True))
+    date_before: Cutoff = DATE_BEFORE
+    max_results: Annotated[int, _bounded(1, MAX_RESULTS)] = Field(100, description="At most this many trials.")
+    holdout: Holdout = HOLDOUT
+
+
+class TrialRequest(Request):
+    nct_id: NctId = Field(description="NCT identifier (NCT01234567 or NCT:01234567; an alias resolves).",
+                          json_schema_extra=_cli(positional=True))
+
+
+class SearchRequest(Request):
+    query: OptionalText = Field(None, description="Free text: every word must appear.",
+                                json_schema_extra=_cli(positional=True))
+    condition: OptionalText = Field(None, description="Condition filter.")
+    intervention: OptionalText = Field(None, description="Drug or treatment filter.")
+    status: Annotated[list[str] | None, BeforeValidator(arg.statuses)] = Field(
+        None, description="A status, several comma-separated, or a list; any of them matches.")
+    location: OptionalText = Field(None, description="'Boston, MA', 'Germany': every comma-separated part in one site.")
+    phase: Annotated[str | None, BeforeValidator(lambda v: None if v is None else arg.one_of("phase", v, arg.PHASES))] \
+        = Field(None, description="EARLY_PHASE1, PHASE1..PHASE4, NA.")
+    eligibility_keywords: OptionalText = Field(None, description="Words in the eligibility criteria.",
+                                               json_schema_extra=_cli("--eligibility"))
+    min_age: Annotated[int | None, _named(arg.age_days)] = Field(
+        None, description="A patient age the trial must admit (years, or '6 Months'); held in days.")
+    max_age: Annotated[int | None, _named(arg.age_days)] = Field(
+        None, description="The upper patient age the trial must admit (years, or '6 Months'); held in days.")
+    sex: Annotated[str | None, BeforeValidator(lambda v: None if v is None else arg.one_of("sex", v, arg.SEXES))] \
+        = Field(None, description="FEMALE or MALE (ALL: no filter).")
+    study_type: Annotated[str | None, BeforeValidator(
+        lambda v: None if v is None else arg.one_of("study_type", v, arg.STUDY_TYPES))] = Field(
+        None, description="INTERVENTIONAL, OBSERVATIONAL, EXPANDED_ACCESS.")
+    date_before: Cutoff = DATE_BEFORE
+    page_size: Annotated[int, _bounded(1, 200)] = Field(50, description="1 to 200.")
+    cursor: str | None = Field(None, description="pagination.cursor of the previous page, unchanged.")
+    holdout: Holdout = HOLDOUT
+
+
+class StatisticRequest(Request):
+    condition: OptionalText = Field(None, description="Only trials for this condition.")
+    intervention: OptionalText = Field(None, description="Only trials of this drug or treatment.")
+    sponsor: OptionalText = Field(None, description="Only trials whose lead sponsor has these words.")
+    date_before: Cutoff = DATE_BEFORE
+    holdout: Holdout = HOLDOUT
+
+
+# ---- the methods ---------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Method:
+    """One method. kind: "set-wise" (answered with the batch's other calls of it, CALLS_PER_QUERY to a query:
+    ctmirror.answers), "search" (paged, call by call) or "statistic" (rows of sql/calls/<name>.sql)."""
+
+    name: str
+    request: type[Request]
+    answer: Any  # the answer's type
+    summary: str  # a statistic's is read from its SQL file when first asked for (see `help`)
+    kind: str
+    render: Callable[[Any], str]
+    example: dict[str, Any]
+    command: str | None = None  # the CLI command (a statistic's is `ctmirror stats NAME`)
+    # set-wise: the call query's arguments table, a list of values per column: (field, column, DuckDB type)
+    columns: tuple[tuple[str, str, str], ...] = ()
+    # set-wise: values its call query reads once for all the calls, as (column, DuckDB type, SQL expression of ours)
+    once: tuple[tuple[str, str, str], ...] = ()
+    # set-wise: how its rows become answers ("ranked_cards" from card_table, "one_row_each", "by_id")
+    shape: str = ""
+    card_table: str = ""
+    model: Any = None  # set-wise: the pydantic model of one item of the answer
+
+    @property
+    def help(self) -> str:
+        return self.summary or _statistic_summaries()[self.name]
+
+    @property
+    def scoped(self) -> bool:
+        """Whether it takes a cutoff (date_before and holdout)."""
+        return "holdout" in self.request.model_fields
+
+    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The call's arguments, validated, as a dict of every field: InvalidArgument names the first wrong one."""
+        try:
+            return dict(self.request.model_validate(arguments))
+        except ValidationError as exc:
+            problem = exc.errors()[0]
+            where = ".".join(str(part) for part in problem["loc"]) or "arguments"
+            if problem["type"] == "missing":
+                message = f"{self.name}: {where} is required"
+            elif problem["type"] == "extra_forbidden":
+                message = (f"{self.name}: unknown argument {where!r}; it takes "
+                           f"{', '.join(self.request.model_fields)}")
+            else:
+                message = f"{self.name}: {where}: {problem['msg']}"
+            raise InvalidArgument(message, invalid_input=problem.get("input") if problem["type"] != "missing"
+                                  else None, recovery_hint=f"See `ctmirror {self.command or 'stats'} --help`.") from None
+
+    def signature(self) -> inspect.Signature:
+        """The Python signature of Mirror.<name>: the request's fields, in order, with their defaults."""
+        parameters = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                        default=inspect.Parameter.empty if info.is_required() else info.default,
+                                        annotation=info.annotation)
+                      for name, info in self.request.model_fields.items()]
+        return inspect.Signature([inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY), *parameters],
+                                 return_annotation=self.answer)
+
+
+TRIAL_COLUMNS = ("nct_id", "phase", "overall_status", "sponsor", "enrollment", "start_date", "title")
+STOPPED_COLUMNS = ("nct_id", "status", "stop_category", "phase", "drug_name", "termination_date", "why_stopped")
+
+CONTRACT = (
+    Method("search_trials", SearchTrialsRequest, list[Trial], "Trials for a drug in a condition, most relevant first.",
+           "set-wise", display.trials(TRIAL_COLUMNS), {"drug": "semaglutide", "condition": "obesity"},
+           command="search-trials",
+           columns=(("drug", "drugs", "VARCHAR"), ("condition", "conditions", "VARCHAR"),
+                    ("date_before", "dates_before", "DATE"), ("phase_filter", "phase_filters", "VARCHAR"),
+                    ("max_results", "max_results", "INTEGER")),
+           shape="ranked_cards", card_table="trial_card", model=Trial),
+    Method("detect_whitespace", WhitespaceRequest, WhitespaceResult,
+           "Is this drug-condition pair untested? With other drugs tested for the condition when it is.",
+           "set-wise", display.whitespace, {"drug": "tadalafil", "condition": "NASH"}, command="whitespace",
+           columns=(("drug", "drugs", "VARCHAR"), ("condition", "conditions", "VARCHAR"),
+                    ("date_before", "dates_before", "DATE")), shape="one_row_each", model=WhitespaceResult),
+    Method("get_landscape", LandscapeRequest, ConditionLandscape,
+           "Who competes in a condition and how far along they are.", "set-wise", display.landscape,
+           {"condition": "NASH", "top_n": 10}, command="landscape",
+           columns=(("condition", "conditions", "VARCHAR"), ("date_before", "dates_before", "DATE"),
+                    ("top_n", "top_ns", "INTEGER")), shape="one_row_each", model=ConditionLandscape,
+           # the reference day of calls without a date_before, taken when the call is made (current_date in the
+           # prepared query would make DuckDB plan it again at every execution)
+           once=(("today", "DATE", "current_date"),)),
+    Method("get_terminated", TerminatedRequest, list[TerminatedTrial],
+           "Terminated, withdrawn and suspended trials, with why they stopped.", "set-wise",
+           display.trials(STOPPED_COLUMNS), {"query": "erectile dysfunction"}, command="terminated",
+           columns=(("query", "queries", "VARCHAR"), ("date_before", "dates_before", "DATE"),
+                    ("max_results", "max_results", "INTEGER")),
+           shape="ranked_cards", card_table="stopped_card", model=TerminatedTrial),
+    Method("get_trial", TrialRequest, Trial | None, "One trial by NCT ID; exit code 1 when not found.", "set-wise",
+           display.trial, {"nct_id": "NCT00711542"}, command="trial",
+           columns=(("nct_id", "nct_ids", "VARCHAR"),), shape="by_id", model=Trial),
+    Method("get_trial_details", TrialRequest, TrialDetails | None,
+           "One trial with eligibility, sites, keywords and MeSH terms; exit code 1 when not found.", "set-wise",
+           display.trial, {"nct_id": "NCT00711542"}, command="details",
+           columns=(("nct_id", "nct_ids", "VARCHAR"),), shape="by_id", model=TrialDetails),
+    Method("search", SearchRequest, PaginationEnvelope,
+           "Paginated search with filters, as the search contract: items and a cursor for the next page.", "search",
+           display.search_page, {"condition": "diabetes", "status": "RECRUITING", "page_size": 5}, command="search",
+           # its arguments table holds one call's values (calls/search_page.sql reads the given ones)
+           columns=(("query", "query", "VARCHAR"), ("condition", "condition", "VARCHAR"),
+                    ("intervention", "intervention", "VARCHAR"), ("status", "status", "VARCHAR[]"),
+                    ("location", "location", "VARCHAR"), ("phase", "phase", "VARCHAR[]"),
+                    ("eligibility_keywords", "eligibility_keywords", "VARCHAR"),
+                    ("min_age", "min_age_days", "INTEGER"), ("max_age", "max_age_days", "INTEGER"),
+                    ("sex", "sex", "VARCHAR"), ("study_type", "study_type", "VARCHAR"),
+                    ("date_before", "date_before", "DATE"), ("page_offset", "page_offset", "BIGINT"))),
+)
+
+
+@cache
+def _statistic_summaries() -> dict[str, str]:
+    """Each statistic's one-line description: the header comment of its sql/stats/ file, after its signature."""
+    summaries = {}
+    for name in sql_files("stats"):
+        stem = name.split("/")[-1].removesuffix(".sql")
+        if stem.startswith("stats_"):
+            header = " ".join(line[2:].strip() for line in read_sql(name).splitlines() if line.startswith("--"))
+            summaries[stem] = header.partition(": ")[2]
+    return summaries
+
+
+# The registry statistics (sql/stats/<name>.sql, called by sql/calls/<name>.sql).
+STATISTIC_NAMES = ("stats_by_phase", "stats_by_status", "stats_by_study_type", "stats_by_sex", "stats_by_age_group",
+                   "stats_by_intervention_type", "stats_by_start_year", "stats_by_duration", "stats_by_country",
+                   "stats_by_facility", "stats_by_sponsor", "stats_by_sponsor_class", "stats_enrollment",
+                   "stats_completion", "stats_results_reporting", "stats_recruitment_funnel")
+STATISTICS = tuple(Method(name, StatisticRequest, list[dict[str, Any]], "", "statistic", display.rows,
+                          {"condition": "asthma"}) for name in STATISTIC_NAMES)
+
+METHODS: dict[str, Method] = {method.name: method for method in (*CONTRACT, *STATISTICS)}

@@ -1,0 +1,96 @@
+"""Every method of the registry is reachable from every surface with the same arguments and the same answer:
+Mirror.call, Mirror.<name> (or Mirror.stats), Mirror.batch and the CLI's --json."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pydantic import BaseModel
+from typer.testing import CliRunner
+
+from ctmirror import InvalidArgument, Mirror
+from ctmirror.cli import app, cli_example
+from ctmirror.models import PaginationEnvelope
+from ctmirror.registry import METHODS, STATISTIC_NAMES
+
+
+def as_json(answer) -> object:
+    """An answer as the CLI's --json prints it."""
+    if isinstance(answer, PaginationEnvelope):
+        return answer.contract_json()
+    if isinstance(answer, BaseModel):
+        return answer.model_dump(mode="json")
+    if isinstance(answer, list) and answer and isinstance(answer[0], BaseModel):
+        return [a.model_dump(mode="json") for a in answer]
+    return json.loads(json.dumps(answer, default=str))
+
+
+@pytest.fixture(scope="module")
+def m(sample_warehouse):
+    with Mirror(sample_warehouse) as mirror:
+        yield mirror
+
+
+@pytest.mark.parametrize("name", list(METHODS))
+def test_every_method_answers_alike_on_every_surface(m, sample_warehouse, name):
+    method = METHODS[name]
+    example = method.example
+    assert set(example) <= set(method.request.model_fields), "the example names fields the method takes"
+    called = m.call(name, **example)
+    direct = m.stats(name, **example) if name in STATISTIC_NAMES else getattr(m, name)(**example)
+    [batched] = m.batch([(name, example)])
+    assert as_json(direct) == as_json(called) == as_json(batched)
+    assert called not in (None, []), "the example finds something on the sample"
+    command = cli_example(method, f"stats {name}" if name in STATISTIC_NAMES else method.command).split()[1:]
+    done = CliRunner().invoke(app, ["-w", str(sample_warehouse), *[w.strip('"') for w in _words(command)],
+                                    "--json"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout) == as_json(called)
+
+
+def _words(command: list[str]) -> list[str]:
+    """The example's words, a quoted value with spaces kept whole."""
+    words, open_quote = [], None
+    for word in command:
+        if open_quote is not None:
+            open_quote += " " + word
+            if word.endswith('"'):
+                words.append(open_quote)
+                open_quote = None
+        elif word.startswith('"') and not word.endswith('"'):
+            open_quote = word
+        else:
+            words.append(word)
+    return words
+
+
+@pytest.mark.parametrize("name", list(METHODS))
+def test_every_method_refuses_alike(m, name):
+    """An unknown argument, and a wrong one, are the same INVALID_INPUT on every surface."""
+    method = METHODS[name]
+    with pytest.raises(InvalidArgument, match="unknown argument 'bogus'"):
+        m.call(name, **method.example, bogus=1)
+    with pytest.raises(InvalidArgument, match="unknown argument 'bogus'"):
+        m.batch([(name, {**method.example, "bogus": 1})])
+    wrong = {"nct_id": "NCT1"} if "nct_id" in method.request.model_fields else {**method.example, "holdout": "x"}
+    with pytest.raises(InvalidArgument) as refused:
+        m.call(name, **wrong)
+    assert refused.value.envelope()["error"]["code"] == "INVALID_INPUT"
+
+
+def test_positional_arguments_keep_their_order(m):
+    assert m.search_trials("semaglutide", "NASH", None, None, 5) == m.search_trials("semaglutide", "NASH",
+                                                                                     max_results=5)
+    assert len(m.search_trials("semaglutide", "NASH", None, None, 5)) <= 5
+    with pytest.raises(InvalidArgument, match="search_trials"):
+        m.search_trials("a", "b", None, None, 5, "strict", "one too many")
+
+
+def test_the_cli_lists_every_method():
+    done = CliRunner().invoke(app, ["--help"])
+    for method in METHODS.values():
+        if method.command is not None:
+            assert method.command in done.stdout
+    done = CliRunner().invoke(app, ["stats", "--help"])
+    assert "stats_by_phase" in done.stdout
