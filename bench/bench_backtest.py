@@ -18,10 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ctmirror import Mirror  # noqa: E402
-from ctmirror.core.warehouse import (
-    CATALOG_FORMAT,  # noqa: E402
-    Warehouse,  # noqa: E402
-)
+from ctmirror.core.warehouse import CATALOG_FORMAT, Warehouse  # noqa: E402
 from ingest.snapshot import build_snapshot  # noqa: E402
 
 

@@ -65,7 +65,9 @@ def _write(work: Path, segments: list, cutoff: date, state: State) -> dict:
         for table in normalised_tables():
             files = [str(s.table_file(table)) for s in segments]
             if table == "studies":
-                query, params = read_sql("asof/studies.sql"), {"files": files, "cutoff": cutoff}
+                query, params = read_sql("asof/studies.sql"), {
+                    "files": files, "cutoff": cutoff,
+                    "versions": [str(s.table_file("study_versions")) for s in segments]}
             elif table in ("study_references", "study_versions"):
                 query, params = read_sql(f"asof/{table}.sql"), {"files": files}
             else:

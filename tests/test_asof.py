@@ -257,3 +257,63 @@ def test_a_batch_answers_each_call_as_if_it_ran_alone(m, monkeypatch):
     with pytest.raises(InvalidArgument, match="max_results"):
         m.batch([("get_trial", {"nct_id": "NCT00711542"}),
                  ("search_trials", {"drug": "x", "condition": "y", "max_results": 0})])
+
+
+def test_unknown_is_derived_at_the_cutoff_not_leaked_from_today(m, records_by_id):
+    """NCT03475563 is UNKNOWN today (last known RECRUITING, verified 2019-11, last updated 2019-11-27): the registry
+    derived UNKNOWN later, without a new version. Shortly after its last update it was RECRUITING; more than two
+    years after its verification, UNKNOWN."""
+    status = records_by_id["NCT03475563"]["protocolSection"]["statusModule"]
+    assert (status["overallStatus"], status["lastKnownStatus"], status["statusVerifiedDate"]) == \
+        ("UNKNOWN", "RECRUITING", "2019-11")
+    with Mirror(m.warehouse.root, as_of=date(2020, 6, 1)) as then:
+        trial = then.get_trial("NCT03475563")
+        assert (trial.overall_status, trial.as_of_exact) == ("RECRUITING", True)
+        assert then.sql("SELECT last_known_status FROM studies WHERE nct_id = 'NCT03475563'")[
+            "last_known_status"][0] is None
+    with Mirror(m.warehouse.root, as_of=date(2022, 1, 1)) as later:
+        assert later.get_trial("NCT03475563").overall_status == "UNKNOWN"
+        assert later.sql("SELECT last_known_status FROM studies WHERE nct_id = 'NCT03475563'")[
+            "last_known_status"][0] == "RECRUITING"
+
+
+def test_an_active_status_not_verified_for_two_years_is_unknown_at_the_cutoff(tmp_path, records_by_id):
+    record = copy.deepcopy(records_by_id["NCT03475563"])
+    status = record["protocolSection"]["statusModule"]
+    status.update(overallStatus="RECRUITING", statusVerifiedDate="2015-01")
+    status.pop("lastKnownStatus")
+    status["lastUpdatePostDateStruct"] = {"date": "2015-01-20", "type": "ACTUAL"}
+    status["studyFirstPostDateStruct"] = {"date": "2015-01-20", "type": "ACTUAL"}
+    wh = Warehouse(tmp_path / "w")
+    load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", [record])])
+    for cutoff, expected in ((date(2016, 12, 31), "RECRUITING"), (date(2017, 2, 1), "UNKNOWN")):
+        with Mirror(wh.root, as_of=cutoff) as then:
+            assert then.get_trial(nct(record)).overall_status == expected, cutoff
+
+
+@pytest.mark.slow
+def test_no_unknown_within_two_years_of_the_last_verification_at_any_cutoff(m):
+    rng = random.Random(20261127)
+    for _ in range(20):
+        cutoff = date(2008, 1, 1) + timedelta(days=rng.randrange(365 * 18))
+        then = m.snapshot_at(cutoff)
+        early = then.rows("""
+            SELECT count(*) AS n FROM studies AS s JOIN study_versions AS v USING (nct_id, content_hash)
+            WHERE s.overall_status = 'UNKNOWN' AND partial_date(json_extract_string(
+                v.raw, '$.protocolSection.statusModule.statusVerifiedDate')) >= $cutoff::DATE - INTERVAL 2 YEAR""",
+                          {"cutoff": cutoff})[0]["n"]
+        assert early == 0, cutoff
+
+
+def test_snapshots_of_pruned_states_are_swept(tmp_path, records):
+    wh = Warehouse(tmp_path / "w")
+    load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:30])])
+    with Mirror(wh.root) as m:
+        m.get_landscape("cancer", date_before="2019-06-01")  # builds the strict snapshot of state 000001
+    cached = sorted(p.name for p in (wh.root / "snapshots").iterdir())
+    assert cached and all(name.startswith("000001-") for name in cached)
+    (wh.root / "snapshots" / "000002-2019-06-01-strict-format1").mkdir()  # an older version's format
+    for n in range(5):  # five more states: 000001 is pruned (five are kept)
+        load_paths(wh, [write_ndjson(tmp_path / f"{n}.ndjson", records[30 + n:31 + n])])
+    assert "000001" not in {s.state_id for s in wh.states()}
+    assert list((wh.root / "snapshots").iterdir()) == []

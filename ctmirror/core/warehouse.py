@@ -222,6 +222,19 @@ class Warehouse:
         for state in states[: max(0, len(states) - max(keep, 1))]:
             if state.state_id not in pinned:
                 shutil.rmtree(state.path, ignore_errors=True)
+        self._prune_snapshot_cache()
+
+    def _prune_snapshot_cache(self) -> None:
+        """Strict snapshots a Mirror built under snapshots/ (<state>-<cutoff>-strict-format<N>) of states no
+        longer kept, or in a catalog format this version does not read: nothing can open them any more."""
+        cache = self.root / "snapshots"
+        if not cache.is_dir():
+            return
+        kept = {state.state_id for state in self.states()}
+        for folder in cache.iterdir():
+            state_id = folder.name.split("-")[0]
+            if folder.is_dir() and (state_id not in kept or not folder.name.endswith(f"-format{CATALOG_FORMAT}")):
+                shutil.rmtree(folder, ignore_errors=True)
 
     def set_pinned(self, state_id: str, pinned: bool) -> set[str]:
         states = self.pinned_states()
