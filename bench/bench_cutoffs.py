@@ -25,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.bench_methods import read_into_page_cache  # noqa: E402
 from ctmirror import Mirror  # noqa: E402
 
 BUCKETS = ((100, "<= 100"), (1_000, "<= 1,000"), (10_000, "<= 10,000"), (None, "more"))
@@ -65,6 +66,7 @@ def main() -> None:
         sys.exit(f"{root} is missing: run `python bench/bench_methods.py --studies {args.studies}` first")
     rng = random.Random(23)
     with Mirror(root) as m:
+        read_into_page_cache(m.state.catalog)  # as a few minutes of use would (see bench_methods.py)
         studies = m.sql("SELECT count(*) AS n FROM studies")["n"][0]
         conditions = [r["c"] for r in m.rows("SELECT DISTINCT condition AS c FROM conditions WHERE nct_id < 'NCT9' "
                                              "AND length(condition) < 60 ORDER BY 1")]

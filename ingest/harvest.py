@@ -30,7 +30,7 @@ from ctmirror.core.duck import quiet
 from ctmirror.core.errors import TerminalHarvestError
 from ctmirror.core.raw_store import RawStore, utc_now
 from ctmirror.core.sqlfiles import read_sql
-from ctmirror.core.warehouse import State, Warehouse, atomic_write_text
+from ctmirror.core.warehouse import State, Warehouse, append_lines, atomic_write_text
 from ingest.crash import crash_point
 from ingest.http_client import DEFAULT_BASE_URL, PoliteClient, RetryPolicy
 from ingest.sources import open_decompressed, parse_page
@@ -302,12 +302,14 @@ class _Run:
         gone = [c for c in candidates if c not in present]
         merged = 0
         today = datetime.fromisoformat(self.cp["started_at"].rstrip("Z")).date().isoformat()
-        with open(self.paths.removals, "a", encoding="utf-8") as out:
-            for nct_id in gone:
-                new_id = self._alias_target(nct_id)
-                merged += new_id is not None
-                out.write(json.dumps({"nct_id": nct_id, "removed_on": today, "detected_at": utc_now().rstrip("Z"),
-                                      "run_id": self.cp["run_id"], "merged_into": new_id}) + "\n")
+        lines = []
+        for nct_id in gone:
+            new_id = self._alias_target(nct_id)
+            merged += new_id is not None
+            lines.append(json.dumps({"nct_id": nct_id, "removed_on": today, "detected_at": utc_now().rstrip("Z"),
+                                     "run_id": self.cp["run_id"], "merged_into": new_id}))
+        if lines:
+            append_lines(self.paths.removals, lines)
         if gone:
             self.progress.note(f"{len(gone)} studies are gone from the registry ({merged} now aliases of others)")
         return len(gone), merged

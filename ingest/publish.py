@@ -15,7 +15,7 @@ from ctmirror.core.duck import PARALLEL_WRITERS, all_cores, new_connection, quie
 from ctmirror.core.errors import WarehouseError
 from ctmirror.core.raw_store import utc_now
 from ctmirror.core.sqlfiles import read_sql
-from ctmirror.core.warehouse import CURRENT_ROWS_FILE, DEFAULT_KEEP_STATES, Segment, State, Warehouse
+from ctmirror.core.warehouse import CURRENT_ROWS_FILE, append_lines, DEFAULT_KEEP_STATES, Segment, State, Warehouse
 from ingest.catalog import build_catalog
 from ingest.crash import crash_point
 from ingest.normalize import normalised_tables, slowest_first, table_key
@@ -226,14 +226,7 @@ def record_run(warehouse: Warehouse, run: dict) -> None:
     by run_id. A torn last line is cut off first, so the new line is whole."""
     if any(known.get("run_id") == run["run_id"] for known in read_runs(warehouse)):
         return
-    runs_file = warehouse.root / "runs.ndjson"
-    existing = runs_file.read_bytes() if runs_file.exists() else b""  # a line a run: small
-    with open(runs_file, "ab") as f:
-        if existing and not existing.endswith(b"\n"):
-            f.truncate(existing.rfind(b"\n") + 1)
-        f.write((json.dumps(run, sort_keys=True) + "\n").encode("utf-8"))
-        f.flush()
-        os.fsync(f.fileno())
+    append_lines(warehouse.root / "runs.ndjson", [json.dumps(run, sort_keys=True)])
 
 
 def _state_runs(warehouse: Warehouse, path: Path, run: dict) -> Path:

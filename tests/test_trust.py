@@ -429,3 +429,24 @@ def test_republish_uses_the_newest_kept_state_when_current_is_broken(tmp_path, r
     republish(wh)
     with Mirror(wh.root) as m:
         assert m.sql("SELECT count(*) AS n FROM studies")["n"][0] == 10
+
+
+def test_every_appended_file_survives_a_torn_last_line(tmp_path, records):
+    from ctmirror.core.warehouse import append_lines
+
+    wh = Warehouse(tmp_path / "w")
+    load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:10])])
+    manifest = wh.root / "raw" / "manifest.ndjson"
+    removals = wh.root / "sync" / "removals.ndjson"
+    removals.parent.mkdir(exist_ok=True)
+    removals.write_text('{"nct_id": "NCT00000001", "removed_on": "2020-01-01", "detected_at": "2020-01-01 00:00:00", '
+                        '"run_id": "r", "merged_into": null}\n{"nct_id": "NCT0000')  # killed mid-append
+    with open(manifest, "a") as f:
+        f.write('{"receipt_id": 99, "sha2')
+    load_paths(wh, [write_ndjson(tmp_path / "b.ndjson", records[10:20])])
+    assert all(json.loads(line) for line in manifest.read_text().splitlines())  # the torn receipt was cut off
+    with Mirror(wh.root) as m:
+        assert m.sql("SELECT count(*) AS n FROM studies")["n"][0] == 20
+        assert m.sql("SELECT nct_id FROM registry_removals")["nct_id"].to_list() == ["NCT00000001"]
+    append_lines(removals, ['{"nct_id": "NCT00000002"}'])
+    assert removals.read_text().splitlines()[-2:] == [removals.read_text().splitlines()[0], '{"nct_id": "NCT00000002"}']

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import zstandard
 
+from ctmirror.core.warehouse import append_lines
+
 _CHUNK = 1 << 20
 
 
@@ -182,17 +184,6 @@ class RawStore:
             sha256=sha, blob=blob, origin=origin, source=source,
             received_at=received_at or utc_now(), size=size, context=context,
         )
-        line = json.dumps(asdict(receipt), ensure_ascii=False) + "\n"
-        with open(self.manifest, "a", encoding="utf-8") as f:
-            if f.tell() > 0 and not self._ends_with_newline():
-                f.write("\n")  # seal a torn line left by a crash, so this receipt parses
-            f.write(line)
-            f.flush()
-            os.fsync(f.fileno())
+        append_lines(self.manifest, [json.dumps(asdict(receipt), ensure_ascii=False)])
         self._last_id = receipt.receipt_id
         return receipt
-
-    def _ends_with_newline(self) -> bool:
-        with open(self.manifest, "rb") as f:
-            f.seek(-1, os.SEEK_END)
-            return f.read(1) == b"\n"

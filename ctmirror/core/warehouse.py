@@ -60,6 +60,23 @@ def warehouse_containing(path: Path) -> Path | None:
     return None
 
 
+def append_lines(path: Path, lines: list[str]) -> None:
+    """Appends whole lines to a file ctmirror only ever appends to, durably. A torn last line (a crash mid-append)
+    is cut off first: it was never a whole record, and the new lines must not be glued to it."""
+    with open(path, "ab") as f:
+        size = f.seek(0, os.SEEK_END)
+        if size:
+            with open(path, "rb") as tail:
+                tail.seek(max(0, size - (1 << 20)))
+                last = tail.read()
+            cut = last.rfind(b"\n")
+            if not last.endswith(b"\n") and (cut >= 0 or len(last) == size):  # the torn line's start was read
+                f.truncate(size - len(last) + cut + 1)
+        f.write("".join(line.rstrip("\n") + "\n" for line in lines).encode("utf-8"))
+        f.flush()
+        os.fsync(f.fileno())
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     tmp = path.with_name(f".tmp-{path.name}")
     with open(tmp, "w", encoding="utf-8") as f:
