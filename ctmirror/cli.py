@@ -252,6 +252,10 @@ def status(as_json: JsonOption = False) -> None:
         typer.echo(json.dumps(report, indent=2, default=str))
         return
     typer.echo(f"warehouse    {report['warehouse']} (state {report['state']}, published {report['published_at']})")
+    if report["snapshot"]:
+        snap = report["snapshot"]
+        typer.echo(f"snapshot     {snap['mode']} as of {snap['cutoff']}, of state {snap['source_state']} (published "
+                   f"{snap['source_published_at']}); {snap['exact_studies']:,} of {snap['studies']:,} studies exact")
     typer.echo(f"studies      {report['studies']:,}   versions {report['versions']:,}   "
                f"quarantined {report['quarantined']:,}   size {report['size_bytes'] / 1e6:,.1f} MB")
     run = report["last_run"]
@@ -527,19 +531,43 @@ def sql_command(
         say(f"(first {limit:,} rows; raise --limit for more)")
 
 
+PROMPT_HELP = """End a query with ';'. Dot-commands:
+  .tables          the tables and views, with what each holds
+  .schema TABLE    a table's columns, types and meanings
+  .help            this text
+  .quit            leave (also .exit, Ctrl-D)"""
+
+
 def _prompt(m, limit: int, timeout: float) -> None:
     from ctmirror.console import run_query
     from ctmirror.core.errors import CtmirrorError
+    from ctmirror.core.sqlfiles import read_sql
     from ctmirror.render import table
 
-    typer.echo(f"ctmirror sql on state {m.state_id} (read-only). End a query with ';'. .quit to leave.")
+    typer.echo(f"ctmirror sql on state {m.state_id} (read-only). End a query with ';'. .help for more, .quit to leave.")
     buffer: list[str] = []
     while True:
         try:
             line = input("sql> " if not buffer else "...> ")
         except EOFError:
             return
-        if not buffer and line.strip() in (".quit", ".exit", "\\q"):
+        command, _, argument = line.strip().partition(" ")
+        if not buffer and command.startswith("."):
+            if command in (".quit", ".exit"):
+                return
+            if command == ".help":
+                typer.echo(PROMPT_HELP)
+            elif command == ".tables":
+                typer.echo(table(m.rows(read_sql("catalog/queries/documented_views.sql")), ["view_name", "comment"],
+                                 max_width=90))
+            elif command == ".schema" and argument.strip():
+                columns = m.rows(read_sql("catalog/queries/documented_columns.sql"), {"view": argument.strip()})
+                typer.echo(table(columns, ["column_name", "data_type", "comment"], max_width=80) if columns else
+                           f"no table or view named {argument.strip()!r}: .tables lists them")
+            else:
+                typer.echo(f"unknown command {line.strip()!r}: .help lists the dot-commands")
+            continue
+        if not buffer and line.strip() == "\\q":
             return
         buffer.append(line)
         if not line.rstrip().endswith(";"):

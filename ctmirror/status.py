@@ -30,4 +30,13 @@ def warehouse_status(mirror: Mirror) -> dict:
         "by_phase": mirror.rows(read_sql("catalog/queries/status_by_phase.sql")),
         "last_run": (mirror.rows(read_sql("catalog/queries/status_last_run.sql")) or [None])[0],
         "size_bytes": directory_size(mirror.warehouse.root),
+        "snapshot": _snapshot(mirror),
     }
+
+
+def _snapshot(mirror: Mirror) -> dict | None:
+    """For a frozen snapshot: its cutoff and the state it was made from (snapshot.json)."""
+    if mirror.as_of is None or "cutoff" not in mirror.state.meta:
+        return None
+    keys = ("cutoff", "mode", "source_state", "source_published_at", "studies", "exact_studies", "content_hash")
+    return {key: mirror.state.meta.get(key) for key in keys}

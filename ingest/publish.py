@@ -15,7 +15,7 @@ from ctmirror.core.duck import PARALLEL_WRITERS, all_cores, new_connection, quie
 from ctmirror.core.errors import WarehouseError
 from ctmirror.core.raw_store import utc_now
 from ctmirror.core.sqlfiles import read_sql
-from ctmirror.core.warehouse import CURRENT_ROWS_FILE, append_lines, DEFAULT_KEEP_STATES, Segment, State, Warehouse
+from ctmirror.core.warehouse import CURRENT_ROWS_FILE, DEFAULT_KEEP_STATES, Segment, State, Warehouse, append_lines
 from ingest.catalog import build_catalog
 from ingest.crash import crash_point
 from ingest.normalize import normalised_tables, slowest_first, table_key

@@ -93,3 +93,16 @@ def test_timeout_stops_a_long_query(sample_warehouse):
             run_query(m, "SELECT count(*) FROM range(10000000000) a", timeout=0.2)
         with pytest.raises(ReadOnlyViolation):
             run_query(m, "CREATE TABLE x (a INT)")
+
+
+@pytest.mark.slow
+def test_the_prompt_answers_dot_commands(sample_warehouse):
+    session = ctmirror(sample_warehouse, "sql",
+                       stdin=".help\n.tables\n.schema conditions\n.schema nope\n.bogus\nSELECT 41 + 1 AS x;\n.quit\n")
+    assert session.returncode == 0, session.stderr
+    out = session.stdout
+    assert ".schema TABLE" in out  # .help
+    assert "studies " in out and "One row per study" in out  # .tables, with what each holds
+    assert "condition as the sponsor wrote it" in out  # .schema conditions
+    assert "no table or view named 'nope'" in out and "unknown command '.bogus'" in out
+    assert "42" in out  # queries still run between them

@@ -107,6 +107,20 @@ def test_get_terminated_by_drug_and_by_condition_with_the_stop_category(m):
     ("The project was not funded.", "business"),
     ("Due to COVID-19 Pandemic", "other"),
     (None, "unknown"),
+    # a consequence of the stop is not its reason, when the text names one
+    ("withdrawn due to a strategic business decision; no participants were enrolled", "business"),
+    ("Sponsor decision. No subjects were randomized.", "business"),
+    ("The drug was found to be toxic in another study; 0 participants", "safety"),
+    ("Study withdrawn for lack of funding, the trial never enrolled", "business"),
+    ("No participants enrolled", "enrollment"),  # real (sample): nothing else is said
+    ("The study never enrolled", "enrollment"),
+    ("No patients were recruited", "enrollment"),
+    # while these are reasons
+    ("low enrollment", "enrollment"),
+    ("slow accrual", "enrollment"),
+    ("Enrollment challenges", "enrollment"),
+    ("Not enough patients", "enrollment"),
+    ("Insufficient number of participants; business decision", "enrollment"),
 ])
 def test_stop_categories(m, why, category):
     assert m.rows("SELECT stop_category($w) AS c", {"w": why})[0]["c"] == category

@@ -448,5 +448,22 @@ def test_every_appended_file_survives_a_torn_last_line(tmp_path, records):
     with Mirror(wh.root) as m:
         assert m.sql("SELECT count(*) AS n FROM studies")["n"][0] == 20
         assert m.sql("SELECT nct_id FROM registry_removals")["nct_id"].to_list() == ["NCT00000001"]
+    first = removals.read_text().splitlines()[0]
+    append_lines(removals, [first])  # the same removal again, as a resumed sync writes it
+    load_paths(wh, [write_ndjson(tmp_path / "c.ndjson", records[20:25])])
+    with Mirror(wh.root) as m:
+        assert m.sql("SELECT nct_id FROM registry_removals")["nct_id"].to_list() == ["NCT00000001"]
     append_lines(removals, ['{"nct_id": "NCT00000002"}'])
-    assert removals.read_text().splitlines()[-2:] == [removals.read_text().splitlines()[0], '{"nct_id": "NCT00000002"}']
+    assert removals.read_text().splitlines()[-2:] == [first, '{"nct_id": "NCT00000002"}']
+
+
+@pytest.mark.slow
+def test_status_of_a_snapshot_says_its_cutoff_and_source(tmp_path, small):
+    out = tmp_path / "snap"
+    assert ctmirror("-w", str(small), "snapshot", "--as-of", "2016-01-01", "--out", str(out)).returncode == 0
+    shown = ctmirror("-w", str(out), "status")
+    assert shown.returncode == 0, shown.stderr
+    assert "snapshot     strict as of 2016-01-01, of state 000001" in shown.stdout
+    report = json.loads(ctmirror("-w", str(out), "status", "--json").stdout)
+    assert report["snapshot"]["cutoff"] == "2016-01-01" and report["snapshot"]["source_state"] == "000001"
+    assert json.loads(ctmirror("-w", str(small), "status", "--json").stdout)["snapshot"] is None

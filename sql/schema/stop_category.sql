@@ -3,7 +3,12 @@
 -- matches. A keyword right after a negation ("not", "no", "non-", "without", "unrelated to", "not related to",
 -- "not due to") does not count, so "Business decision, not related to safety." is business. Phrases that carry
 -- their own negation and name a reason ("no benefit", "no funding", "not funded", "not enough patients") are
--- checked on the text as written. Additions to the contract's table are marked + below.
+-- checked on the text as written. A clause stating what followed the stop rather than why ("no participants were
+-- enrolled", "0 subjects randomized", "the study never enrolled": stop_consequences) is set aside while the text
+-- is searched for a reason, and decides (enrollment) only when the text names none: "withdrawn due to a strategic
+-- business decision; no participants were enrolled" is business, "No participants enrolled" is enrollment, and
+-- "low enrollment", "slow accrual", "not enough patients" are reasons. Additions to the contract's table are
+-- marked + below.
 CREATE OR REPLACE MACRO stop_keywords() AS [
     {'category': 'efficacy',
      'keywords': 'efficacy|futility|lack of efficacy|futile|ineffective|inefficacy|lack of effect|efficacious',  -- + futile ... efficacious
@@ -13,11 +18,22 @@ CREATE OR REPLACE MACRO stop_keywords() AS [
      'phrases': 'not (well )?tolerated|not safe'},  -- +
     {'category': 'enrollment',
      'keywords': 'enrollment|accrual|recruitment|enrolment|enroll\w*|enrol\w*|accru\w*|recruit\w*',  -- + enrolment and word forms
-     'phrases': 'not enough (patients|participants|subjects|volunteers)|no (patients|participants|subjects) (were )?(enrolled|recruited)|(insufficient|lack of) (number of )?(patients|participants|subjects|volunteers)'},  -- +
+     'phrases': 'not enough (patients|participants|subjects|volunteers)|(insufficient|lack of) (number of )?(patients|participants|subjects|volunteers)'},  -- +
     {'category': 'business',
      'keywords': 'business|strategic|funding|commercial|sponsor decision|financial|funds?|strategy|portfolio|company decision|bankrupt\w*|company dissolved|priorit\w*',  -- + sponsor decision ... priorit*
      'phrases': 'no funding|not funded|unfunded|without funding|no longer funded'}  -- +
 ];
+
+-- What followed a stop, not its reason: no one (or 0) enrolled, randomized, recruited, treated or dosed; a study
+-- that never enrolled or recruited.
+CREATE OR REPLACE MACRO stop_consequences() AS
+    '\b(no|zero|0|none of the) (patients?|participants?|subjects?|volunteers?|people|persons?)'
+    || '( have| had| has)?( been| were| was)? (enrolled|enroled|randomi[sz]ed|recruited|treated|dosed|included)\b'
+    || '|\b(no|zero|0) (patients?|participants?|subjects?)( in the study)?$'
+    || '|\b(study|trial)( has| had)? (never|did not|didn''t|was never) (enrol\w*|recruit\w*|accru\w*)';
+
+-- The text with the clauses of stop_consequences() blanked out: where a reason is looked for first.
+CREATE OR REPLACE MACRO stop_reasons_only(why) AS regexp_replace(lower(why), stop_consequences(), ' ', 'g');
 
 -- The text with every negated keyword ("not related to safety") blanked out.
 CREATE OR REPLACE MACRO stop_text_without_negations(why) AS
@@ -37,9 +53,10 @@ CREATE OR REPLACE MACRO stop_matches(why, n) AS
 CREATE OR REPLACE MACRO stop_category(why) AS
     CASE
         WHEN why IS NULL OR trim(why) = '' THEN 'unknown'
-        WHEN stop_matches(why, 1) THEN stop_keywords()[1].category
-        WHEN stop_matches(why, 2) THEN stop_keywords()[2].category
-        WHEN stop_matches(why, 3) THEN stop_keywords()[3].category
-        WHEN stop_matches(why, 4) THEN stop_keywords()[4].category
+        WHEN stop_matches(stop_reasons_only(why), 1) THEN stop_keywords()[1].category
+        WHEN stop_matches(stop_reasons_only(why), 2) THEN stop_keywords()[2].category
+        WHEN stop_matches(stop_reasons_only(why), 3) THEN stop_keywords()[3].category
+        WHEN stop_matches(stop_reasons_only(why), 4) THEN stop_keywords()[4].category
+        WHEN regexp_matches(lower(why), stop_consequences()) THEN 'enrollment'  -- a consequence is all it says
         ELSE 'other'
     END;
