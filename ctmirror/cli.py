@@ -258,6 +258,9 @@ def status(as_json: JsonOption = False) -> None:
                    f"{snap['source_published_at']}); {snap['exact_studies']:,} of {snap['studies']:,} studies exact")
     typer.echo(f"studies      {report['studies']:,}   versions {report['versions']:,}   "
                f"quarantined {report['quarantined']:,}   size {report['size_bytes'] / 1e6:,.1f} MB")
+    if report["partial_records"]:
+        typer.echo(f"partial      {report['partial_records']:,} studies are partial records (no status, phase, type or "
+                   "dates: fetched with a restricted `fields`); they show as (none) below and in the statistics")
     run = report["last_run"]
     if run:
         typer.echo(f"last run     {run['command']} from {run['source']} at {run['finished_at']}"
@@ -359,7 +362,7 @@ def _statistics_command() -> None:
         arguments = {k: v for k, v in given.items() if v is not None}
         with open_mirror() as m:
             answer = m.stats(name, **arguments)
-        _show(METHODS[name] if name in METHODS else None, answer, as_json, arguments)
+        _show(METHODS[name], answer, as_json, arguments)  # m.stats refused any other name
 
     name = inspect.Parameter("name", inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[str, typer.Argument(
         help=f"One of {', '.join(STATISTIC_NAMES)} (`ctmirror stats --help`; docs/statistics.md).")])

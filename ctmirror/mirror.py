@@ -194,9 +194,11 @@ class Mirror(Methods):
         order. Every call is validated before any query runs; then each set-wise method's calls on each pinned
         state are answered together, CALLS_PER_QUERY to a query, which is what makes a backtest's thousands of
         calls fast. The others (search, which pages with cursors, and the statistics) run call by call, after."""
-        for name, _ in calls:
+        for name, kwargs in calls:
             if name not in METHODS:
                 raise InvalidArgument(f"unknown method {name!r}: one of {', '.join(METHODS)}", invalid_input=name)
+            if METHODS[name].kind != "set-wise":
+                self.validated(METHODS[name], (), kwargs)  # now: the set-wise ones are validated as they are recorded
         recorded: list[tuple[Mirror, Method, dict[str, Any]]] = []
         positions: list[int] = []  # recorded[i] is the call at positions[i]
         for position, (name, kwargs) in enumerate(calls):

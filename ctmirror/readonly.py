@@ -96,8 +96,8 @@ def engine_error(exc: duckdb.Error, what: str) -> WarehouseError | None:
     """A damaged or vanished state met while answering, as the one line that says what to do; None for an
     error of the query itself."""
     text = str(exc).splitlines()[0]
-    if isinstance(exc, duckdb.InvalidInputException) and ("magic bytes" in text or "Parquet" in text
-                                                            and "corrupt" in text.lower()):
+    damaged_parquet = "magic bytes" in text or ("Parquet" in text and "corrupt" in text.lower())
+    if isinstance(exc, duckdb.InvalidInputException) and damaged_parquet:
         return WarehouseError(f"{what}: a Parquet file is damaged ({text})",
                               hint="run `ctmirror rebuild`: it rewrites every table from raw/ (no network)")
     if isinstance(exc, duckdb.IOException) and ("No files found" in text or "No such file" in text

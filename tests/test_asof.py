@@ -259,6 +259,7 @@ def test_a_batch_answers_each_call_as_if_it_ran_alone(m, monkeypatch):
                  ("search_trials", {"drug": "x", "condition": "y", "max_results": 0})])
 
 
+@pytest.mark.slow
 def test_unknown_is_derived_at_the_cutoff_not_leaked_from_today(m, records_by_id):
     """NCT03475563 is UNKNOWN today (last known RECRUITING, verified 2019-11, last updated 2019-11-27): the registry
     derived UNKNOWN later, without a new version. Shortly after its last update it was RECRUITING; more than two
@@ -277,6 +278,7 @@ def test_unknown_is_derived_at_the_cutoff_not_leaked_from_today(m, records_by_id
             "last_known_status"][0] == "RECRUITING"
 
 
+@pytest.mark.slow
 def test_an_active_status_not_verified_for_two_years_is_unknown_at_the_cutoff(tmp_path, records_by_id):
     record = copy.deepcopy(records_by_id["NCT03475563"])
     status = record["protocolSection"]["statusModule"]
@@ -305,6 +307,7 @@ def test_no_unknown_within_two_years_of_the_last_verification_at_any_cutoff(m):
         assert early == 0, cutoff
 
 
+@pytest.mark.slow
 def test_snapshots_of_pruned_states_are_swept(tmp_path, records):
     wh = Warehouse(tmp_path / "w")
     load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:30])])

@@ -119,3 +119,12 @@ def test_every_error_maps_the_same_way_on_every_surface():
         error = kind("what went wrong")
         assert (error.code, error.http_status, error.exit_code) == (code, status, exit_code), kind
         assert error.envelope()["error"]["recovery_hint"]  # every error says what to do
+
+
+def test_status_says_how_many_records_are_partial(sample_warehouse, records):
+    partial = sum(1 for r in records if not r["protocolSection"].get("statusModule"))
+    assert partial == 486  # the sample's records fetched with a restricted `fields`
+    report = json.loads(ctmirror("-w", str(sample_warehouse), "status", "--json").stdout)
+    assert report["partial_records"] == partial
+    shown = ctmirror("-w", str(sample_warehouse), "status").stdout
+    assert "partial      486 studies are partial records" in shown

@@ -94,3 +94,13 @@ def test_the_cli_lists_every_method():
             assert method.command in done.stdout
     done = CliRunner().invoke(app, ["stats", "--help"])
     assert "stats_by_phase" in done.stdout
+
+
+def test_a_batch_validates_every_call_before_any_query(m, monkeypatch):
+    from ctmirror import mirror
+
+    ran = []
+    monkeypatch.setattr(mirror, "answer", lambda *a, **k: ran.append(a) or [None])
+    with pytest.raises(InvalidArgument, match="page_size"):
+        m.batch([("get_trial", {"nct_id": "NCT00711542"}), ("search", {"condition": "asthma", "page_size": 0})])
+    assert ran == []

@@ -201,6 +201,7 @@ def _edit_cursor(cursor: str, **changes) -> str:
     return base64.urlsafe_b64encode(json.dumps(payload).encode()).decode().rstrip("=")
 
 
+@pytest.mark.slow
 def test_a_forged_or_foreign_cursor_is_invalid_input(tmp_path, small, records):
     other = tmp_path / "other"
     load_paths(Warehouse(other), [write_ndjson(tmp_path / "o.ndjson", records[:300])])
@@ -266,6 +267,7 @@ def test_a_folder_that_is_not_there_says_which_and_what_to_do(tmp_path):
     assert done.returncode == 2 and "no such folder" in done.stderr and "--warehouse" in done.stderr
 
 
+@pytest.mark.slow
 def test_a_torn_runs_file_is_survived_and_a_bad_line_named(tmp_path, records):
     wh = Warehouse(tmp_path / "w")
     load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:20])])
@@ -308,6 +310,7 @@ def test_a_run_killed_after_publishing_is_recorded_by_the_next_writer(tmp_path, 
         assert m.sql("SELECT count(*) AS n FROM sync_runs")["n"][0] == 2
 
 
+@pytest.mark.slow
 def test_a_state_pruned_under_an_open_mirror_says_so(tmp_path, records):
     wh = Warehouse(tmp_path / "w")
     load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:20])])
@@ -352,6 +355,7 @@ def test_an_unreadable_input_exits_non_zero(tmp_path, small, content):
     assert len(Warehouse(warehouse).states()) <= len(states) + 1
 
 
+@pytest.mark.slow
 def test_quarantine_keeps_a_readable_nct_id_and_a_reload_adds_no_row(tmp_path, records):
     wh = Warehouse(tmp_path / "w")
     load_paths(wh, [write_ndjson(tmp_path / "good.ndjson", records[:5])])
@@ -366,6 +370,7 @@ def test_quarantine_keeps_a_readable_nct_id_and_a_reload_adds_no_row(tmp_path, r
     assert rows == [{"nct_id": nct(records[5]), "reason": rows[0]["reason"]}]
 
 
+@pytest.mark.slow
 def test_a_failed_writer_leaves_nothing_behind_and_its_input_is_received_once(tmp_path, records, monkeypatch):
     from ingest import normalize
 
@@ -394,6 +399,7 @@ def test_a_failed_writer_leaves_nothing_behind_and_its_input_is_received_once(tm
         assert m.sql("SELECT count(*) AS n FROM sightings")["n"][0] == 30
 
 
+@pytest.mark.slow
 def test_a_snapshot_folder_appears_only_when_complete(tmp_path, small, monkeypatch):
     from ingest import snapshot
 
@@ -417,6 +423,7 @@ def test_a_snapshot_folder_appears_only_when_complete(tmp_path, small, monkeypat
     assert not (tmp_path / "snap2").exists() and not list(tmp_path.glob(".tmp-snap2*"))
 
 
+@pytest.mark.slow
 def test_republish_uses_the_newest_kept_state_when_current_is_broken(tmp_path, records):
     wh = Warehouse(tmp_path / "w")
     load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:10])])
@@ -431,6 +438,7 @@ def test_republish_uses_the_newest_kept_state_when_current_is_broken(tmp_path, r
         assert m.sql("SELECT count(*) AS n FROM studies")["n"][0] == 10
 
 
+@pytest.mark.slow
 def test_every_appended_file_survives_a_torn_last_line(tmp_path, records):
     from ctmirror.core.warehouse import append_lines
 
