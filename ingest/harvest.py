@@ -94,7 +94,8 @@ def sync(warehouse: Warehouse, options: SyncOptions, progress: Progress | None =
     progress = progress or Progress()
     with writer_run(warehouse, command="sync", source="api") as writer:
         paths = SyncPaths(warehouse)
-        client = PoliteClient(options.base_url, options.min_interval, options.timeout, options.retry)
+        client = PoliteClient(options.base_url, options.min_interval, options.timeout, options.retry,
+                              on_retry=progress.note)
         try:
             checkpoint = paths.read(paths.checkpoint)
             if checkpoint and checkpoint.get("base_url") != options.base_url.rstrip("/"):

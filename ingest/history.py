@@ -60,7 +60,7 @@ def fetch_history(warehouse: Warehouse, nct_ids: list[str], *, base_url: str, mi
             checkpoint = {"run_id": uuid.uuid4().hex[:12], "ids": nct_ids, "done": [], "versions": 0,
                           "started_at": utc_now(), "first_segment": warehouse.last_segment_number()}
             paths.write(checkpoint_path, checkpoint)
-        client = PoliteClient(base_url, min_interval, timeout)
+        client = PoliteClient(base_url, min_interval, timeout, on_retry=progress.note)
         raw = writer.raw
         progress.start(len(nct_ids))
         try:

@@ -55,6 +55,8 @@ class PoliteClient:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     transport: httpx.BaseTransport | None = None
     retries: int = 0  # requests retried so far, for the run's summary
+    # told of each retry as it happens ("connection failed ...; retry 3 of 8 in 8 s; check the network or --base-url")
+    on_retry: Callable[[str], None] | None = None
     _last_request: float = 0.0
 
     def __post_init__(self) -> None:
@@ -74,7 +76,11 @@ class PoliteClient:
             if attempt:
                 self.retries += 1
                 pause = self.retry.delay(attempt - 1, last_error.retry_after if last_error else None)
-                log.info("retrying in %.1f s after: %s", pause, last_error)
+                message = (f"{last_error}; retry {attempt} of {self.retry.attempts - 1} in {pause:.0f} s; "
+                           "check the network or --base-url")
+                log.info(message)
+                if self.on_retry is not None:
+                    self.on_retry(message)
                 time.sleep(pause)
             try:
                 return self._once(path, params, expect_json, follow_redirects, parse)

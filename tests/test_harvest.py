@@ -291,3 +291,26 @@ def test_bulk_bootstrap_then_incremental(tmp_path):
         after = sync(wh, options(server))
     assert after.run["pages"] == 1 and after.run["versions_added"] == 1
     assert [last_update(r) for r in [newer]] == ["2099-01-01"]
+
+
+def test_retries_say_what_is_happening_as_they_happen(tmp_path, subset):
+    from ingest.harvest import Progress
+
+    class Notes(Progress):
+        def __init__(self) -> None:
+            self.notes: list[str] = []
+
+        def note(self, message: str) -> None:
+            self.notes.append(message)
+
+    registry = registry_of(subset[:100])
+    registry.fail("503")
+    registry.fail("drop")
+    notes = Notes()
+    with FakeApiServer(registry) as server:
+        sync(Warehouse(tmp_path / "w"), options(server), notes)
+    retries = [n for n in notes.notes if "retry" in n]
+    assert len(retries) == 2, notes.notes
+    assert retries[0].startswith("HTTP 503 from GET ") and "; retry 1 of 5 in 0 s; check the network or --base-url" \
+        in retries[0]
+    assert "connection failed" in retries[1] and "; retry 2 of 5 in" in retries[1]
