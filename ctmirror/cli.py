@@ -299,10 +299,16 @@ def emit_json(value) -> None:
         typer.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
 
 
+def _cli_form(name: str, info) -> str | tuple[str, ...]:
+    """How the CLI takes a request field: "argument" (positional), or its option flags (--field-name unless the
+    registry names others)."""
+    return (info.json_schema_extra or {}).get("cli") or (f"--{name.replace('_', '-')}",)
+
+
 def _cli_parameter(name: str, info) -> inspect.Parameter:
-    """A request field as a Typer parameter: a positional argument, or an option (--field-name unless the
-    registry names another flag). An option left out is None, which the request model reads as its default."""
-    cli = (info.json_schema_extra or {}).get("cli") or (f"--{name.replace('_', '-')}",)
+    """A request field as a Typer parameter. An option left out is None, which the request model reads as its
+    default."""
+    cli = _cli_form(name, info)
     python_type = int if info.annotation is int else str
     if cli == "argument":
         required = info.is_required()
@@ -319,8 +325,7 @@ def cli_example(method, command: str) -> str:
     """`ctmirror <command> ...` for the method's example call."""
     words = [command]
     for name, value in method.example.items():
-        info = method.request.model_fields[name]
-        cli = (info.json_schema_extra or {}).get("cli") or (f"--{name.replace('_', '-')}",)
+        cli = _cli_form(name, method.request.model_fields[name])
         text = f'"{value}"' if " " in str(value) else str(value)
         words += [text] if cli == "argument" else [cli[0], text]
     return "ctmirror " + " ".join(words)

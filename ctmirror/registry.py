@@ -21,7 +21,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from ctmirror import arguments as arg
 from ctmirror import display
 from ctmirror.core.errors import InvalidArgument
-from ctmirror.core.sqlfiles import read_sql, sql_files
+from ctmirror.core.sqlfiles import read_sql
 from ctmirror.models import (
     ConditionLandscape,
     PaginationEnvelope,
@@ -176,7 +176,7 @@ class Method:
 
     @property
     def help(self) -> str:
-        return self.summary or _statistic_summaries()[self.name]
+        return self.summary or statistic_header(self.name)[1]
 
     @property
     def scoped(self) -> bool:
@@ -262,15 +262,16 @@ CONTRACT = (
 
 
 @cache
-def _statistic_summaries() -> dict[str, str]:
-    """Each statistic's one-line description: the header comment of its sql/stats/ file, after its signature."""
-    summaries = {}
-    for name in sql_files("stats"):
-        stem = name.split("/")[-1].removesuffix(".sql")
-        if stem.startswith("stats_"):
-            header = " ".join(line[2:].strip() for line in read_sql(name).splitlines() if line.startswith("--"))
-            summaries[stem] = header.partition(": ")[2]
-    return summaries
+def statistic_header(name: str) -> tuple[str, str]:
+    """(signature, description) of a statistic: the leading comment of its sql/stats/ file, split at its first
+    ': ' (the help text here, and docs/statistics.md)."""
+    header = []
+    for line in read_sql(f"stats/{name}.sql").splitlines():
+        if not line.startswith("--"):
+            break
+        header.append(line[2:].strip())
+    signature, _, description = " ".join(header).partition(": ")
+    return signature, description
 
 
 # The registry statistics (sql/stats/<name>.sql, called by sql/calls/<name>.sql).

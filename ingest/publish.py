@@ -22,8 +22,8 @@ from ingest.normalize import normalised_tables, slowest_first, table_key
 
 # Tables every state carries whole, as all versions or all rows, read where the segments keep them.
 HISTORY_TABLES = ("study_versions", "quarantine", "sightings")
-# Tables the catalog's index is built from, and nothing else reads: a state does not copy them (that was a
-# fifth of publishing); their views read the current versions' rows straight from the segments.
+# Tables the catalog's index is built from, and nothing else reads: a state does not copy them (a large part of
+# publishing); their views read the current versions' rows straight from the segments.
 INDEX_INPUT_TABLES = ("search_terms", "places", "study_details", "condition_links")
 SLOWEST_TO_PUBLISH = ("locations", "studies", "outcomes", "browse_leaves", "mesh_terms")
 
@@ -43,8 +43,7 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
             con: duckdb.DuckDBPyConnection | None = None) -> State:
     """A new state from every segment. `con`: the connection the writer normalised on, if it has one (see
     `Normalizer.con`); publishing on it, rather than on a new DuckDB, reuses memory that DuckDB has faulted in
-    already. A new DuckDB faulted in every block it used: 150,000-200,000 of a 50,000-record harvest's 1.1 million
-    page faults, and about 1% of its time."""
+    already, where a new one would fault in every block it uses afresh."""
     if con is None:
         with closing(new_connection()) as own:
             return publish(warehouse, run=run, keep=keep, con=own)

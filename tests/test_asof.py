@@ -39,6 +39,12 @@ def terminated_later(records: list[dict]) -> tuple[dict, date]:
     raise AssertionError("no such trial in the sample")
 
 
+def random_cutoffs(*, seed: int, count: int, first: date, years: int) -> list[date]:
+    """`count` cutoffs drawn (seeded) from the `years` years after `first`."""
+    rng = random.Random(seed)
+    return [first + timedelta(days=rng.randrange(365 * years)) for _ in range(count)]
+
+
 @pytest.fixture(scope="module")
 def m(sample_warehouse):
     with Mirror(sample_warehouse) as mirror:
@@ -100,9 +106,7 @@ def test_an_exact_older_version_is_shown_whole(tmp_path, records_by_id):
 @pytest.mark.slow
 def test_no_strict_answer_contains_what_was_posted_after_the_cutoff(m):
     """Property test over the whole sample, for random cutoffs."""
-    rng = random.Random(20261125)
-    for _ in range(5):
-        cutoff = date(2005, 1, 1) + timedelta(days=rng.randrange(365 * 21))
+    for cutoff in random_cutoffs(seed=20261125, count=5, first=date(2005, 1, 1), years=21):
         then = m.snapshot_at(cutoff)
         leaks = then.rows(read_leak_query(), {"cutoff": cutoff})[0]
         assert leaks == {k: 0 for k in leaks}, (cutoff, leaks)
@@ -295,9 +299,7 @@ def test_an_active_status_not_verified_for_two_years_is_unknown_at_the_cutoff(tm
 
 @pytest.mark.slow
 def test_no_unknown_within_two_years_of_the_last_verification_at_any_cutoff(m):
-    rng = random.Random(20261127)
-    for _ in range(20):
-        cutoff = date(2008, 1, 1) + timedelta(days=rng.randrange(365 * 18))
+    for cutoff in random_cutoffs(seed=20261127, count=20, first=date(2008, 1, 1), years=18):
         then = m.snapshot_at(cutoff)
         early = then.rows("""
             SELECT count(*) AS n FROM studies AS s JOIN study_versions AS v USING (nct_id, content_hash)
