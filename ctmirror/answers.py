@@ -1,8 +1,9 @@
 """Running calls of one method set-wise: a list of validated calls on one mirror → their answers, in order.
 
 Each method's macro takes its arguments as lists (sql/methods/*_many) and answers every call in one query, so
-a single call and a backtest's thousands run the same SQL; only the list's length differs. Trials come back as
-(k, study_no, relevance) and their cards are then read by number (calls/cards.sql).
+a single call and a backtest's thousands run the same SQL; only the list's length differs, and every call carries
+its own cutoff. Trials come back as (k, card_no, version_no, relevance) and their cards are then read by number
+(calls/cards.sql).
 """
 
 from __future__ import annotations
@@ -113,26 +114,35 @@ def execute_shaped(mirror: Mirror, method: Method, call: str, arguments: dict[st
     return con.execute(f"EXECUTE {name}")
 
 
-def _cards(mirror: Mirror, table: str, numbers: set[int]) -> dict[int, str]:
-    """study_no → card JSON from `table` (trial_card or stopped_card, ours). The numbers come from our own
-    ranking query as ints; formatted as literals they are the one form DuckDB looks up in the table's index (a
-    join on bound values reads every card)."""
-    if not numbers:
+def _literals(numbers: set[int]) -> str:
+    return ", ".join(str(int(n)) for n in sorted(numbers))
+
+
+def _cards(mirror: Mirror, table: str, ranked: list[tuple[int, int, int, Any]]) -> dict[int, str]:
+    """card_no → card JSON of the ranked rows (k, card_no, version_no, relevance), from `table` (trial_card or
+    stopped_card, ours). The numbers come from our own ranking query as ints; formatted as literals they are the one
+    form DuckDB looks up in a table's index (a join on bound values reads every card)."""
+    if not ranked:
         return {}
-    if len(numbers) <= LITERAL_KEYS_MAX:
-        literals = ", ".join(str(int(n)) for n in sorted(numbers))
-        query = read_sql("calls/cards.sql").replace("{table}", table).replace("{study_numbers}", literals)
+    cards = {card_no for _, card_no, _, _ in ranked}
+    versions = {version_no for _, _, version_no, _ in ranked}
+    call = "cards" if table == "trial_card" else "stopped_cards"
+    if len(cards) <= LITERAL_KEYS_MAX:
+        query = (read_sql(f"calls/{call}.sql").replace("{card_numbers}", _literals(cards))
+                 .replace("{version_numbers}", _literals(versions)))
         return dict(mirror.con.execute(query).fetchall())
-    query = read_sql("calls/cards_scan.sql").replace("{table}", table)
-    return dict(mirror.con.execute(query, {"study_numbers": sorted(numbers)}).fetchall())
+    arguments = {"card_numbers": sorted(cards)}
+    if call == "cards":
+        arguments["version_numbers"] = sorted(versions)
+    return dict(mirror.con.execute(read_sql(f"calls/{call}_scan.sql"), arguments).fetchall())
 
 
-def _ranked_cards(mirror: Mirror, table: str, model: type[CardModel], ranked: list[tuple[int, int, Any]],
+def _ranked_cards(mirror: Mirror, table: str, model: type[CardModel], ranked: list[tuple[int, int, int, Any]],
                   count: int) -> list[list[CardModel]]:
-    cards = _cards(mirror, table, {study_no for _, study_no, _ in ranked})
+    cards = _cards(mirror, table, ranked)
     answers: list[list[CardModel]] = [[] for _ in range(count)]
-    for k, study_no, relevance in ranked:
-        item = model.model_validate_json(cards[study_no])
+    for k, card_no, _, relevance in ranked:
+        item = model.model_validate_json(cards[card_no])
         item.relevance = float(relevance)
         answers[k - 1].append(item)
     return answers
@@ -145,12 +155,13 @@ def _one_row_each(mirror: Mirror, method: Method, model: type, calls: list[dict[
     return answers
 
 
-def _by_id(mirror: Mirror, call_file: str, model: type, calls: list[dict[str, Any]]) -> list[Any]:
+def _by_id(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> list[Any]:
     """A lookup by ID plans in a millisecond or two, less than filling an arguments table would cost: it runs
     with bound parameters, unprepared."""
     answers: list[Any] = [None] * len(calls)
-    for k, card in mirror.con.execute(read_sql(call_file), {"nct_ids": _column(calls, "nct_id")}).fetchall():
-        answers[k - 1] = model.model_validate_json(card)
+    arguments = {column: _column(calls, name) for name, column, _ in method.columns}
+    for k, card in mirror.con.execute(read_sql(f"calls/{method.name}.sql"), arguments).fetchall():
+        answers[k - 1] = method.model.model_validate_json(card)
     return answers
 
 
@@ -164,7 +175,7 @@ def answer(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> list[
 
 def _answer_some(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> list[Any]:
     if method.shape == "by_id":
-        return _by_id(mirror, f"calls/{method.name}.sql", method.model, calls)
+        return _by_id(mirror, method, calls)
     if method.shape == "ranked_cards":
         ranked = _execute(mirror, method, calls).fetchall()
         return _ranked_cards(mirror, method.card_table, method.model, ranked, len(calls))

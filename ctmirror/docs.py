@@ -25,7 +25,10 @@ def data_model_markdown(mirror: Mirror) -> str:
     lines = ["# Data model", "", GENERATED, "",
              "Every table and column is documented in the catalog (`COMMENT ON`, visible with",
              "`SELECT * FROM duckdb_columns()`); this page is generated from it. Child tables carry `nct_id` and",
-             "`content_hash` (the version) and an `ordinal` keeping the registry's order."]
+             "`content_hash` (the version) and an `ordinal` keeping the registry's order.", "",
+             "The tables show each study's current version. `all_<table>` (`all_studies`, `all_conditions`, ...)",
+             "holds every version's rows of the table, with the same columns: what the methods answer from as of a",
+             "past date (docs/architecture.md)."]
     for view in views:
         columns = mirror.rows(read_sql("catalog/queries/documented_columns.sql"), {"view": view["view_name"]})
         lines += ["", f"## `{view['view_name']}`", "", view["comment"] or "", "",

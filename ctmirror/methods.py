@@ -28,8 +28,9 @@ MAX_CURSOR_CHARACTERS = 1_000
 class Methods:
     """Mixed into Mirror; every method of the registry is one of its attributes (set at the end of this module).
 
-    date_before and holdout: with holdout="strict" (the default) a method answers from the strict as-of
-    snapshot at date_before (sql/asof/: only what the registry had published by then); with
+    date_before and holdout: with holdout="strict" (the default) a method answers as the registry stood on
+    date_before (only what it had published by then: each study's version valid on that date, by the rules of
+    sql/schema/as_of_rules.sql), read from the version-aware index like any other argument; with
     holdout="first_posted" it filters current data to trials first posted by date_before (the source design's
     rule, for parity with the live API). A mirror pinned with as_of= always answers as of its cutoff.
     """
@@ -61,24 +62,27 @@ class Methods:
                                   invalid_input=name, recovery_hint="pick a name from the list")
         return self.call(name, *args, **kwargs)
 
-    def _scope(self: Mirror, cutoff: date | None, holdout: str) -> tuple[Mirror, date | None]:
-        """The mirror that answers at the cutoff, and the cutoff its query filters on."""
-        if self.as_of is not None:
-            if cutoff is not None and cutoff > self.as_of:
-                raise InvalidArgument(f"date_before {cutoff} is after this mirror's cutoff {self.as_of}",
-                                      invalid_input=str(cutoff), recovery_hint="use a date on or before the cutoff")
-            return self, cutoff
+    def _scope(self: Mirror, cutoff: date | None, holdout: str) -> date | None:
+        """The strict cutoff a call is answered as of (None: the current state's rows)."""
+        if self.as_of is not None and cutoff is not None and cutoff > self.as_of:
+            raise InvalidArgument(f"date_before {cutoff} is after this mirror's cutoff {self.as_of}",
+                                  invalid_input=str(cutoff), recovery_hint="use a date on or before the cutoff")
+        if self.frozen:  # a snapshot's rows are already as of its cutoff
+            return None
         if cutoff is None or holdout == "first_posted":
-            return self, cutoff
-        return self.snapshot_at(cutoff), cutoff
+            return self.as_of
+        return cutoff
 
     def _scoped(self: Mirror, method: Method, request: dict[str, Any]) -> tuple[Mirror, dict[str, Any]]:
-        """A validated call without its holdout, and the mirror that answers it."""
+        """A validated call without its holdout, with the strict cutoff it is answered as of (as_of), and the
+        mirror that answers it."""
         if not method.scoped:
-            return self, request
+            return self, {**request, "as_of": None if self.frozen else self.as_of}
         call = {k: v for k, v in request.items() if k != "holdout"}
-        mirror, call["date_before"] = self._scope(request["date_before"], request["holdout"])
-        return mirror, call
+        if call["date_before"] is None:  # a pinned mirror's calls are as of its cutoff (get_landscape's today too)
+            call["date_before"] = self.as_of
+        call["as_of"] = self._scope(call["date_before"], request["holdout"])
+        return self, call
 
 
 def _set_wise(self: Mirror, method: Method, request: dict[str, Any]) -> Any:

@@ -61,10 +61,7 @@ class Mirror(Methods):
         else:
             self.state = self.warehouse.state(state)
         if as_of is not None and self.as_of is None:
-            self._delegate = self.snapshot_at(arguments.cutoff(as_of))
-            self.state, self.as_of = self._delegate.state, self._delegate.as_of
-            self.con = self._delegate.con
-            return
+            self.as_of = arguments.cutoff(as_of)
         self._connect()
         self._check_catalog_format(snapshot=manifest.exists())
 
@@ -91,11 +88,12 @@ class Mirror(Methods):
         generation = self.state.meta.get("generation") or self.warehouse.generation
         return root, [self.state.path.resolve(), root / "segments" / generation]
 
+    @property
+    def frozen(self) -> bool:
+        """Whether this mirror reads a frozen snapshot, whose rows are already as of its cutoff."""
+        return self._is_snapshot
+
     def _reconnect(self) -> None:
-        if hasattr(self, "_delegate"):
-            self._delegate._reconnect()
-            self.con, self.prepared_calls, self.shaped_plans = self._delegate.con, set(), {}
-            return
         try:
             self.con.close()
         except duckdb.Error:
@@ -150,13 +148,23 @@ class Mirror(Methods):
     def sql(self, query: str, params: dict[str, Any] | list[Any] | None = None) -> pl.DataFrame:
         """Runs one query (SELECT) with bound parameters; returns a polars DataFrame. Anything else is refused
         (ReadOnlyViolation), and the connection can read no file outside this state."""
-        check_query(query)
+        self._check_sql(query)
         return self.answering(lambda: self.con.execute(query, params).pl())
 
     def rows(self, query: str, params: dict[str, Any] | list[Any] | None = None) -> list[dict[str, Any]]:
         """As `sql`, as a list of dicts."""
-        check_query(query)
+        self._check_sql(query)
         return self.answering(lambda: rows_of(self.con.execute(query, params)))
+
+    def _check_sql(self, query: str) -> None:
+        check_query(query)
+        if self.as_of is not None and not self.frozen:
+            # The tables hold every version and the current state: SQL here would see past the cutoff.
+            raise InvalidArgument(f"this mirror answers its methods as of {self.as_of}, but its tables are the "
+                                  "warehouse's own (every version, the current state): SQL on them would see past "
+                                  "the cutoff", invalid_input=self.as_of.isoformat(),
+                                  recovery_hint=f"write a snapshot (`ctmirror snapshot --as-of {self.as_of} --out "
+                                                "DIR`) and query it, or open the warehouse without as_of")
 
     def answering(self, work: Callable[[], Answer]) -> Answer:
         """Runs work(), user SQL, as `recovering` does; the engine's refusal of the query is its QueryFailed."""
@@ -164,30 +172,6 @@ class Mirror(Methods):
             return self.recovering(work)
         except duckdb.Error as exc:
             raise query_error(exc) from exc
-
-    def snapshot_at(self, cutoff: date) -> Mirror:
-        """The strict as-of snapshot of this mirror's state at `cutoff`, built on first use and kept under
-        warehouse/snapshots/ (a backtest asks the same cutoff thousands of times)."""
-        if self.as_of is not None:
-            if cutoff != self.as_of:
-                raise InvalidArgument(f"this mirror is pinned to {self.as_of}; it cannot answer as of {cutoff}",
-                                      invalid_input=str(cutoff),
-                                      recovery_hint="open the warehouse itself, or a snapshot at that cutoff")
-            return self
-        key = ("as_of", cutoff)
-        if key in self._pinned:
-            return self._pinned[key]
-        from ingest.snapshot import build_snapshot
-
-        folder = (self.warehouse.root / "snapshots"
-                  / f"{self.state.state_id}-{cutoff.isoformat()}-strict-format{CATALOG_FORMAT}")
-        if not (folder / "snapshot.json").exists():
-            try:
-                build_snapshot(self.warehouse, cutoff, folder, state=self.state)
-            except InvalidArgument:
-                pass  # another process built it meanwhile
-        self._pinned[key] = Mirror(folder)
-        return self._pinned[key]
 
     def batch(self, calls: list[tuple[str, dict]]) -> list[Any]:
         """Runs [(method name, keyword arguments), ...], any method of the registry, and returns the answers in
@@ -233,10 +217,7 @@ class Mirror(Methods):
     def close(self) -> None:
         for other in self._pinned.values():
             other.close()
-        if hasattr(self, "_delegate"):
-            self._delegate.close()
-        else:
-            self.con.close()
+        self.con.close()
 
     def __enter__(self) -> Mirror:
         return self

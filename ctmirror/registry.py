@@ -165,7 +165,9 @@ class Method:
     render: Callable[[Any], str]
     example: dict[str, Any]
     command: str | None = None  # the CLI command (a statistic's is `ctmirror stats NAME`)
-    # set-wise: the call query's arguments table, a list of values per column: (field, column, DuckDB type)
+    # set-wise: the call query's arguments table, a list of values per column: (field, column, DuckDB type); the
+    # field as_of is not the request's: it is the call's strict cutoff, set when the call is scoped
+    # (Methods._scoped), None for the current state
     columns: tuple[tuple[str, str, str], ...] = ()
     # set-wise: values its call query reads once for all the calls, as (column, DuckDB type, SQL expression of ours)
     once: tuple[tuple[str, str, str], ...] = ()
@@ -213,23 +215,26 @@ class Method:
 TRIAL_COLUMNS = ("nct_id", "phase", "overall_status", "sponsor", "enrollment", "start_date", "title")
 STOPPED_COLUMNS = ("nct_id", "status", "stop_category", "phase", "drug_name", "termination_date", "why_stopped")
 
+# Each call's strict cutoff, which every set-wise method's SQL takes (None: the current state).
+AS_OFS = ("as_of", "as_ofs", "DATE")
+
 CONTRACT = (
     Method("search_trials", SearchTrialsRequest, list[Trial], "Trials for a drug in a condition, most relevant first.",
            "set-wise", display.trials(TRIAL_COLUMNS), {"drug": "semaglutide", "condition": "obesity"},
            command="search-trials",
            columns=(("drug", "drugs", "VARCHAR"), ("condition", "conditions", "VARCHAR"),
-                    ("date_before", "dates_before", "DATE"), ("phase_filter", "phase_filters", "VARCHAR"),
+                    ("date_before", "dates_before", "DATE"), AS_OFS, ("phase_filter", "phase_filters", "VARCHAR"),
                     ("max_results", "max_results", "INTEGER")),
            shape="ranked_cards", card_table="trial_card", model=Trial),
     Method("detect_whitespace", WhitespaceRequest, WhitespaceResult,
            "Is this drug-condition pair untested? With other drugs tested for the condition when it is.",
            "set-wise", display.whitespace, {"drug": "tadalafil", "condition": "NASH"}, command="whitespace",
            columns=(("drug", "drugs", "VARCHAR"), ("condition", "conditions", "VARCHAR"),
-                    ("date_before", "dates_before", "DATE")), shape="one_row_each", model=WhitespaceResult),
+                    ("date_before", "dates_before", "DATE"), AS_OFS), shape="one_row_each", model=WhitespaceResult),
     Method("get_landscape", LandscapeRequest, ConditionLandscape,
            "Who competes in a condition and how far along they are.", "set-wise", display.landscape,
            {"condition": "NASH", "top_n": 10}, command="landscape",
-           columns=(("condition", "conditions", "VARCHAR"), ("date_before", "dates_before", "DATE"),
+           columns=(("condition", "conditions", "VARCHAR"), ("date_before", "dates_before", "DATE"), AS_OFS,
                     ("top_n", "top_ns", "INTEGER")), shape="one_row_each", model=ConditionLandscape,
            # the reference day of calls without a date_before, taken when the call is made (current_date in the
            # prepared query would make DuckDB plan it again at every execution)
@@ -237,16 +242,16 @@ CONTRACT = (
     Method("get_terminated", TerminatedRequest, list[TerminatedTrial],
            "Terminated, withdrawn and suspended trials, with why they stopped.", "set-wise",
            display.trials(STOPPED_COLUMNS), {"query": "erectile dysfunction"}, command="terminated",
-           columns=(("query", "queries", "VARCHAR"), ("date_before", "dates_before", "DATE"),
+           columns=(("query", "queries", "VARCHAR"), ("date_before", "dates_before", "DATE"), AS_OFS,
                     ("max_results", "max_results", "INTEGER")),
            shape="ranked_cards", card_table="stopped_card", model=TerminatedTrial),
     Method("get_trial", TrialRequest, Trial | None, "One trial by NCT ID; exit code 1 when not found.", "set-wise",
            display.trial, {"nct_id": "NCT00711542"}, command="trial",
-           columns=(("nct_id", "nct_ids", "VARCHAR"),), shape="by_id", model=Trial),
+           columns=(("nct_id", "nct_ids", "VARCHAR"), AS_OFS), shape="by_id", model=Trial),
     Method("get_trial_details", TrialRequest, TrialDetails | None,
            "One trial with eligibility, sites, keywords and MeSH terms; exit code 1 when not found.", "set-wise",
            display.trial, {"nct_id": "NCT00711542"}, command="details",
-           columns=(("nct_id", "nct_ids", "VARCHAR"),), shape="by_id", model=TrialDetails),
+           columns=(("nct_id", "nct_ids", "VARCHAR"), AS_OFS), shape="by_id", model=TrialDetails),
     Method("search", SearchRequest, PaginationEnvelope,
            "Paginated search with filters, as the search contract: items and a cursor for the next page.", "search",
            display.search_page, {"condition": "diabetes", "status": "RECRUITING", "page_size": 5}, command="search",
@@ -257,7 +262,8 @@ CONTRACT = (
                     ("eligibility_keywords", "eligibility_keywords", "VARCHAR"),
                     ("min_age", "min_age_days", "INTEGER"), ("max_age", "max_age_days", "INTEGER"),
                     ("sex", "sex", "VARCHAR"), ("study_type", "study_type", "VARCHAR"),
-                    ("date_before", "date_before", "DATE"), ("page_offset", "page_offset", "BIGINT"))),
+                    ("date_before", "date_before", "DATE"), ("as_of", "as_of", "DATE"),
+                    ("page_offset", "page_offset", "BIGINT"))),
 )
 
 

@@ -40,15 +40,20 @@ CATALOG_ROW_GROUP_ROWS = 16_384
 # What the catalog is attached as while it is built: what DuckDB names it when a reader opens catalog.duckdb.
 CATALOG_ALIAS = "catalog"
 
-# The search index (files up to this prefix) builds in order, each file reading the ones before; every later file
-# reads only the state's tables, so they build side by side with it.
+# The index's files numbered 00_ (every study's versions and when each is shown) build first, in order; then the
+# search index (files up to SEARCH_INDEX_LAST) builds in order, each file reading the ones before, and every later
+# file reads only the state's tables and the 00_ ones, so they build side by side with it.
+VERSIONS_LAST = "00_"
 SEARCH_INDEX_LAST = "06_"
+# The tables whose every version's rows the version-aware index reads, as views all_<table>.
+VERSIONED_INDEX_INPUTS = ("studies", "conditions", "interventions", "collaborators", "outcomes", "study_references",
+                          "search_terms", "places", "study_details", "condition_links", "locations")
 
 
-def _build_index(con: duckdb.DuckDBPyConnection, root: Path) -> None:
+def _build_index(con: duckdb.DuckDBPyConnection, root: Path, *, strict_epochs: bool) -> None:
     """The index files, on a cursor per core: a state's tables are a row group or two each, which DuckDB reads
     on one thread, so building tables side by side is what keeps every core busy."""
-    index_params = {"synonyms": str(sql_root() / "data" / "synonyms.csv")}
+    index_params = {"synonyms": str(sql_root() / "data" / "synonyms.csv"), "strict_epochs": strict_epochs}
 
     def run(names: list[str]) -> None:
         cursor = _in_catalog(quiet(con.cursor()))
@@ -62,8 +67,10 @@ def _build_index(con: duckdb.DuckDBPyConnection, root: Path) -> None:
             cursor.close()
 
     names = sql_files("index")
-    search = [n for n in names if Path(n).name <= SEARCH_INDEX_LAST + "~"]
-    others = [[n] for n in names if n not in search]
+    versions = [n for n in names if Path(n).name <= VERSIONS_LAST + "~"]
+    run(versions)
+    search = [n for n in names if n not in versions and Path(n).name <= SEARCH_INDEX_LAST + "~"]
+    others = [[n] for n in names if n not in versions and n not in search]
     lanes = ThreadPoolExecutor(max_workers=PARALLEL_WRITERS, thread_name_prefix="ctmirror-index")
     with side_by_side(con), lanes as pool:
         for job in [pool.submit(run, search), *(pool.submit(run, names) for names in others)]:
@@ -77,6 +84,19 @@ def _in_catalog(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     return con
 
 
+def _document_every_version(con: duckdb.DuckDBPyConnection, tables: list[str]) -> None:
+    """Each all_<table> view documented as its table is (COMMENT ON takes no parameters: the names are ours, the
+    comments our own text from sql/catalog/comments.sql, quoted by sql_literal)."""
+    for table in tables:
+        con.execute(f"COMMENT ON VIEW all_{table} IS "
+                    + sql_literal(f"Every version's rows of {table} (the state's segments), same columns."))
+        documented = {column: comment for column, _, comment in con.execute(
+            read_sql("catalog/queries/documented_columns.sql"), {"view": table}).fetchall()}
+        for column, _, _ in con.execute(read_sql("catalog/queries/documented_columns.sql"),
+                                        {"view": f"all_{table}"}).fetchall():
+            con.execute(f'COMMENT ON COLUMN all_{table}."{column}" IS ' + sql_literal(documented.get(column) or ""))
+
+
 def _view_sql(template: str, view: str, files: str) -> str:
     """A view definition from its file: DuckDB binds no parameters in DDL, so the view's name (one of our
     table names) and its file list (file_list_sql) are filled in."""
@@ -85,15 +105,19 @@ def _view_sql(template: str, view: str, files: str) -> str:
 
 def build_catalog(path: Path, root: Path, tables: dict[str, list[Path]],
                   current_rows: dict[str, list[Path]] | None = None,
-                  con: duckdb.DuckDBPyConnection | None = None, *, recorded_root: Path | None = None) -> None:
+                  con: duckdb.DuckDBPyConnection | None = None, *, recorded_root: Path | None = None,
+                  versions: dict[str, list[Path]] | None = None) -> None:
     """root: the folder every file lies under (a warehouse, or a snapshot's folder) while the catalog is built;
     recorded_root: where that folder will be read from, if it is renamed into place after (default: root).
     tables: view name → the Parquet files it reads. current_rows: view name → segment files holding every
-    version's rows, of which the view shows the current versions' (those of `studies`). con: a writer's
-    connection to build on (see ingest.publish), left as it was found; by default a new one."""
+    version's rows, of which the view shows the current versions' (those of `studies`). versions: table → the
+    segment files of every version's rows (views all_<table>), from which the index answers at any cutoff; None
+    for a frozen snapshot, whose tables are its only versions and whose index answers as of its cutoff alone.
+    con: a writer's connection to build on (see ingest.publish), left as it was found; by default a new one."""
     if con is None:
         with closing(quiet(duckdb.connect(config=KEEP_MEMORY))) as own:
-            return build_catalog(path, root, tables, current_rows, own, recorded_root=recorded_root)
+            return build_catalog(path, root, tables, current_rows, own, recorded_root=recorded_root,
+                                 versions=versions)
     recorded_root = recorded_root or root
     path.unlink(missing_ok=True)
     con.execute(read_sql("session/catalog_writer.sql"))  # a database setting: the index's cursors share it
@@ -106,16 +130,20 @@ def build_catalog(path: Path, root: Path, tables: dict[str, list[Path]],
             con.execute(read_sql(name))
         for view, files in sorted(tables.items()):
             con.execute(_view_sql("catalog_views/over_files.sql", view, file_list_sql(files, root, recorded_root)))
-        if current_rows:
-            con.execute(read_sql("publish/current_version_table.sql"))
+        con.execute(read_sql("publish/current_version_table.sql"))
         for view, files in sorted((current_rows or {}).items()):
             con.execute(_view_sql("catalog_views/current_rows.sql", view, file_list_sql(files, root, recorded_root)))
+        every_version = versions or {t: tables[t] for t in VERSIONED_INDEX_INPUTS}
+        for table, files in sorted(every_version.items()):
+            con.execute(_view_sql("catalog_views/over_files.sql", f"all_{table}",
+                                  file_list_sql(files, root, recorded_root)))
         # The search index and trial cards are native tables: point lookups on them take milliseconds
         # where the same lookups over Parquet would read whole columns.
-        _build_index(con, root)
+        _build_index(con, root, strict_epochs=versions is not None)
         for folder in ("catalog", "methods", "stats"):  # the statistics use the methods' matcher
             for name in sql_files(folder):
                 con.execute(read_sql(name))
+        _document_every_version(con, sorted(every_version))
         con.execute(read_sql("publish/catalog_format.sql"), {"format": CATALOG_FORMAT})
         con.execute(f"CHECKPOINT {CATALOG_ALIAS}")
     finally:

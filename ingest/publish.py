@@ -10,13 +10,14 @@ from contextlib import closing
 from pathlib import Path
 
 import duckdb
+import pyarrow.parquet
 
 from ctmirror.core.duck import PARALLEL_WRITERS, all_cores, new_connection, quiet, side_by_side, write_parquet
 from ctmirror.core.errors import WarehouseError
 from ctmirror.core.raw_store import utc_now
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.warehouse import CURRENT_ROWS_FILE, DEFAULT_KEEP_STATES, Segment, State, Warehouse, append_lines
-from ingest.catalog import build_catalog
+from ingest.catalog import VERSIONED_INDEX_INPUTS, build_catalog
 from ingest.crash import crash_point
 from ingest.normalize import normalised_tables, slowest_first, table_key
 
@@ -25,6 +26,8 @@ HISTORY_TABLES = ("study_versions", "quarantine", "sightings")
 # Tables the catalog's index is built from, and nothing else reads: a state does not copy them (a large part of
 # publishing); their views read the current versions' rows straight from the segments.
 INDEX_INPUT_TABLES = ("search_terms", "places", "study_details", "condition_links")
+# Columns of `studies` that older segments lack (the as-of rules read them): such a segment is renormalised.
+STUDIES_COLUMNS_SINCE = ("status_verified_date",)
 SLOWEST_TO_PUBLISH = ("locations", "studies", "outcomes", "browse_leaves", "mesh_terms")
 
 
@@ -33,6 +36,9 @@ def check_segments(segments: list) -> None:
     table existed, has to be renormalised from raw/ (nothing is lost: raw/ is the source of truth)."""
     for segment in segments:
         missing = [t for t in (*normalised_tables(), "quarantine", "sightings") if not segment.table_file(t).exists()]
+        if not missing:
+            columns = set(pyarrow.parquet.read_schema(segment.table_file("studies")).names)
+            missing = [f"studies.{c}" for c in STUDIES_COLUMNS_SINCE if c not in columns]
         if missing:
             raise WarehouseError(
                 f"segment {segment.segment_id} was written by an older ctmirror: it has no {', '.join(missing)}",
@@ -95,7 +101,8 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
                         {"quarantine": [str(s.table_file("quarantine")) for s in segments]}).fetchone(),
         ))
         crash_point("state_tables_written")
-        build_catalog(path / "catalog.duckdb", warehouse.root, views, current_rows=index_inputs, con=con)
+        build_catalog(path / "catalog.duckdb", warehouse.root, views, current_rows=index_inputs, con=con,
+                      versions={t: [s.table_file(t) for s in segments] for t in VERSIONED_INDEX_INPUTS})
     meta = {
         "state_id": state_id,
         "published_at": utc_now(),

@@ -65,9 +65,7 @@ def _write(work: Path, segments: list, cutoff: date, state: State) -> dict:
         for table in normalised_tables():
             files = [str(s.table_file(table)) for s in segments]
             if table == "studies":
-                query, params = read_sql("asof/studies.sql"), {
-                    "files": files, "cutoff": cutoff,
-                    "versions": [str(s.table_file("study_versions")) for s in segments]}
+                query, params = read_sql("asof/studies.sql"), {"files": files, "cutoff": cutoff}
             elif table in ("study_references", "study_versions"):
                 query, params = read_sql(f"asof/{table}.sql"), {"files": files}
             else:

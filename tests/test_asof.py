@@ -82,8 +82,11 @@ def test_a_study_first_posted_after_the_cutoff_appears_nowhere(m, records):
     condition = record["protocolSection"]["conditionsModule"]["conditions"][0]
     with Mirror(m.warehouse.root, as_of=cutoff) as then:
         assert then.get_trial(nct(record)) is None
-        assert nct(record) not in {r["nct_id"] for r in then.rows("SELECT nct_id FROM studies")}
         assert nct(record) not in {i.nct_id for i in then.search(condition=condition, page_size=200).items}
+        with pytest.raises(InvalidArgument, match="would see past the cutoff"):
+            then.sql("SELECT nct_id FROM studies")  # its tables are the warehouse's: SQL is refused, not leaked
+    shown = {r["nct_id"] for r in m.rows("SELECT nct_id FROM trials_as_of($cutoff)", {"cutoff": cutoff})}
+    assert nct(record) not in shown and len(shown) > 100
 
 
 def test_an_exact_older_version_is_shown_whole(tmp_path, records_by_id):
@@ -105,12 +108,47 @@ def test_an_exact_older_version_is_shown_whole(tmp_path, records_by_id):
 
 @pytest.mark.slow
 def test_no_strict_answer_contains_what_was_posted_after_the_cutoff(m):
-    """Property test over the whole sample, for random cutoffs."""
-    for cutoff in random_cutoffs(seed=20261125, count=5, first=date(2005, 1, 1), years=21):
-        then = m.snapshot_at(cutoff)
-        leaks = then.rows(read_leak_query(), {"cutoff": cutoff})[0]
+    """Property test over every real record of the sample, at 20 random cutoffs, on the rows the methods read at a
+    cutoff (trials_as_of: the version-aware index), checked against every version's own dates."""
+    for cutoff in random_cutoffs(seed=20261125, count=20, first=date(2005, 1, 1), years=22):
+        leaks = m.rows(LEAKS_AT_A_CUTOFF, {"cutoff": cutoff})[0]
+        shown = leaks.pop("shown")
         assert leaks == {k: 0 for k in leaks}, (cutoff, leaks)
-        assert then.rows("SELECT count(*) AS n FROM studies")[0]["n"] > 0
+        assert shown > 0
+
+
+LEAKS_AT_A_CUTOFF = """
+    SELECT
+        count(*) AS shown,
+        count(*) FILTER (WHERE t.study_first_post_date > $cutoff) AS posted_later,
+        count(*) FILTER (WHERE t.overall_status IN ('COMPLETED', 'TERMINATED', 'WITHDRAWN', 'SUSPENDED')
+                         AND coalesce(s.primary_completion_date, s.completion_date, s.last_update_post_date) > $cutoff
+                         AND NOT t.as_of_exact) AS terminal_later,
+        count(*) FILTER (WHERE t.why_stopped IS NOT NULL AND t.overall_status NOT IN ('TERMINATED', 'WITHDRAWN', 'SUSPENDED')
+                         AND NOT t.as_of_exact) AS reason_without_status,
+        count(*) FILTER (WHERE t.results_posted AND coalesce(s.results_first_post_date > $cutoff, NOT t.as_of_exact))
+            AS results_later,
+        count(*) FILTER (WHERE t.results_first_post_date > $cutoff OR t.last_update_post_date > $cutoff) AS dates_later,
+        count(*) FILTER (WHERE t.enrollment_type = 'ACTUAL' AND NOT t.as_of_exact) AS actual_enrollment_later,
+        count(*) FILTER (WHERE s.last_update_post_date <= $cutoff AND NOT t.as_of_exact) AS exact_version_missed,
+        count(*) FILTER (WHERE t.overall_status = 'UNKNOWN' AND s.status_verified_date >= $cutoff - INTERVAL 2 YEAR)
+            AS unknown_too_early,
+        count(*) FILTER (WHERE t.overall_status IS DISTINCT FROM s.overall_status AND t.as_of_exact
+                         AND s.overall_status <> 'UNKNOWN' AND t.overall_status <> 'UNKNOWN') AS exact_status_changed
+    FROM trials_as_of($cutoff) AS t
+    JOIN all_studies AS s USING (nct_id, content_hash)
+"""
+
+
+@pytest.mark.slow
+def test_a_frozen_snapshot_contains_nothing_posted_after_its_cutoff(tmp_path, sample_warehouse):
+    """The frozen snapshot (the reference the index is compared with) on its own tables, dates' types included."""
+    for cutoff in random_cutoffs(seed=20261126, count=2, first=date(2005, 1, 1), years=21):
+        build_snapshot(Warehouse(sample_warehouse), cutoff, tmp_path / str(cutoff))
+        with Mirror(tmp_path / str(cutoff)) as then:
+            leaks = then.rows(read_leak_query(), {"cutoff": cutoff})[0]
+            assert leaks == {k: 0 for k in leaks}, (cutoff, leaks)
+            assert then.rows("SELECT count(*) AS n FROM studies")[0]["n"] > 0
 
 
 def read_leak_query() -> str:
@@ -130,7 +168,9 @@ def read_leak_query() -> str:
                          OR (results_first_post_date > $cutoff)
                          OR (last_update_post_date > $cutoff)) AS dates_later,
         count(*) FILTER (WHERE enrollment_type = 'ACTUAL' AND NOT as_of_exact) AS actual_enrollment_later,
-        (SELECT count(*) FROM study_references JOIN studies USING (nct_id) WHERE NOT as_of_exact) AS references_later
+        (SELECT count(*) FROM study_references JOIN studies USING (nct_id) WHERE NOT as_of_exact) AS references_later,
+        count(*) FILTER (WHERE overall_status = 'UNKNOWN' AND status_verified_date >= $cutoff - INTERVAL 2 YEAR)
+            AS unknown_too_early
     FROM studies
     """
 
@@ -264,7 +304,7 @@ def test_a_batch_answers_each_call_as_if_it_ran_alone(m, monkeypatch):
 
 
 @pytest.mark.slow
-def test_unknown_is_derived_at_the_cutoff_not_leaked_from_today(m, records_by_id):
+def test_unknown_is_derived_at_the_cutoff_not_leaked_from_today(m, records_by_id, tmp_path):
     """NCT03475563 is UNKNOWN today (last known RECRUITING, verified 2019-11, last updated 2019-11-27): the registry
     derived UNKNOWN later, without a new version. Shortly after its last update it was RECRUITING; more than two
     years after its verification, UNKNOWN."""
@@ -274,12 +314,13 @@ def test_unknown_is_derived_at_the_cutoff_not_leaked_from_today(m, records_by_id
     with Mirror(m.warehouse.root, as_of=date(2020, 6, 1)) as then:
         trial = then.get_trial("NCT03475563")
         assert (trial.overall_status, trial.as_of_exact) == ("RECRUITING", True)
-        assert then.sql("SELECT last_known_status FROM studies WHERE nct_id = 'NCT03475563'")[
-            "last_known_status"][0] is None
     with Mirror(m.warehouse.root, as_of=date(2022, 1, 1)) as later:
         assert later.get_trial("NCT03475563").overall_status == "UNKNOWN"
-        assert later.sql("SELECT last_known_status FROM studies WHERE nct_id = 'NCT03475563'")[
-            "last_known_status"][0] == "RECRUITING"
+    for cutoff, last_known in ((date(2020, 6, 1), None), (date(2022, 1, 1), "RECRUITING")):
+        build_snapshot(Warehouse(m.warehouse.root), cutoff, tmp_path / str(cutoff))
+        with Mirror(tmp_path / str(cutoff)) as frozen:
+            assert frozen.rows("SELECT last_known_status FROM studies WHERE nct_id = 'NCT03475563'")[0][
+                "last_known_status"] == last_known
 
 
 @pytest.mark.slow
@@ -292,33 +333,138 @@ def test_an_active_status_not_verified_for_two_years_is_unknown_at_the_cutoff(tm
     status["studyFirstPostDateStruct"] = {"date": "2015-01-20", "type": "ACTUAL"}
     wh = Warehouse(tmp_path / "w")
     load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", [record])])
-    for cutoff, expected in ((date(2016, 12, 31), "RECRUITING"), (date(2017, 2, 1), "UNKNOWN")):
+    # verified 2015-01 (read as 2015-01-01): UNKNOWN from the first day more than two years after it
+    for cutoff, expected in ((date(2016, 12, 31), "RECRUITING"), (date(2017, 1, 1), "RECRUITING"),
+                             (date(2017, 1, 2), "UNKNOWN"), (date(2017, 2, 1), "UNKNOWN")):
         with Mirror(wh.root, as_of=cutoff) as then:
             assert then.get_trial(nct(record)).overall_status == expected, cutoff
 
 
-@pytest.mark.slow
-def test_no_unknown_within_two_years_of_the_last_verification_at_any_cutoff(m):
-    for cutoff in random_cutoffs(seed=20261127, count=20, first=date(2008, 1, 1), years=18):
-        then = m.snapshot_at(cutoff)
-        early = then.rows("""
-            SELECT count(*) AS n FROM studies AS s JOIN study_versions AS v USING (nct_id, content_hash)
-            WHERE s.overall_status = 'UNKNOWN' AND partial_date(json_extract_string(
-                v.raw, '$.protocolSection.statusModule.statusVerifiedDate')) >= $cutoff::DATE - INTERVAL 2 YEAR""",
-                          {"cutoff": cutoff})[0]["n"]
-        assert early == 0, cutoff
+def _answers(mirror: Mirror, calls: list[tuple[str, dict]]) -> list:
+    """Every call's answer as JSON (a search page's cursor left out: it names the state that issued it)."""
+    found = []
+    for answer in mirror.batch(calls):
+        dumped = answer.model_dump(mode="json") if hasattr(answer, "model_dump") else \
+            [a.model_dump(mode="json") if hasattr(a, "model_dump") else a for a in answer] \
+            if isinstance(answer, list) else answer
+        if isinstance(dumped, dict) and "pagination" in dumped:
+            dumped["pagination"]["cursor"] = None
+        found.append(dumped)
+    return found
+
+
+def _calls_across_breadth(ids: list[str], rng: random.Random) -> list[tuple[str, dict]]:
+    conditions = ["cancer", "diabetes", "asthma", "NASH", "obesity", "breast cancer", "hypertension", "HIV",
+                  "depression", "prostate cancer", "erectile dysfunction"]
+    drugs = ["tadalafil", "metformin", "semaglutide", "insulin", "placebo"]
+    calls: list[tuple[str, dict]] = []
+    for condition in conditions:
+        calls += [("get_landscape", {"condition": condition}), ("get_terminated", {"query": condition}),
+                  ("search", {"condition": condition, "page_size": 50}),
+                  ("stats_by_status", {"condition": condition}), ("stats_by_country", {"condition": condition}),
+                  ("search_trials", {"drug": rng.choice(drugs), "condition": condition}),
+                  ("detect_whitespace", {"drug": rng.choice(drugs), "condition": condition})]
+    calls += [("search", {"query": "randomized placebo", "location": "Boston", "page_size": 50}),
+              ("search", {"status": "RECRUITING", "page_size": 50}), ("stats_by_phase", {})]
+    return calls + [(method, {"nct_id": nct_id}) for nct_id in rng.sample(ids, 30)
+                    for method in ("get_trial", "get_trial_details")]
+
+
+def _compare_with_snapshots(root, tmp_path, cutoffs: list[date], seed: int) -> int:
+    """Each cutoff's answers from the warehouse's own index (strict date_before; get_trial on a Mirror pinned to
+    the cutoff) against the same calls on a frozen snapshot at the cutoff, the reference. Returns the calls made."""
+    rng = random.Random(seed)
+    made = 0
+    with Mirror(root) as live:
+        ids = [r["nct_id"] for r in live.rows("SELECT nct_id FROM study_number")]
+        for cutoff in cutoffs:
+            calls = _calls_across_breadth(ids, rng)
+            build_snapshot(Warehouse(root), cutoff, tmp_path / f"snapshot-{cutoff}")
+            dated = [(name, kwargs if name.startswith("get_trial") else {**kwargs, "date_before": cutoff})
+                     for name, kwargs in calls]
+            with Mirror(tmp_path / f"snapshot-{cutoff}") as frozen, Mirror(root, as_of=cutoff) as pinned:
+                expected = _answers(frozen, dated)
+                assert _answers(live, [c for c in dated if not c[0].startswith("get_trial")]) == \
+                    [e for c, e in zip(dated, expected) if not c[0].startswith("get_trial")], cutoff
+                assert _answers(pinned, calls) == expected, cutoff
+            made += len(calls)
+    return made
 
 
 @pytest.mark.slow
-def test_snapshots_of_pruned_states_are_swept(tmp_path, records):
+def test_strict_answers_from_the_index_are_the_snapshots_answers_at_20_cutoffs(tmp_path, sample_warehouse):
+    cutoffs = random_cutoffs(seed=20261128, count=20, first=date(2000, 1, 1), years=27)
+    assert _compare_with_snapshots(sample_warehouse, tmp_path, cutoffs, seed=1) > 20 * 100
+
+
+def _older_versions(records: list[dict], rng: random.Random) -> list[list[dict]]:
+    """Earlier versions of real records, as a registry's history holds them: each a year or two before the next,
+    still recruiting, with another title and one condition fewer; some two versions back, some updated the same day
+    as a later one (which was ingested last)."""
+    waves: list[list[dict]] = [[], []]
+    for record in records:
+        status = record["protocolSection"].get("statusModule", {})
+        updated = day(record, "lastUpdatePostDateStruct")
+        first = day(record, "studyFirstPostDateStruct")
+        if not updated or not first or updated <= first:
+            continue
+        span = (date.fromisoformat(updated) - date.fromisoformat(first)).days
+        previous = record
+        for wave in range(rng.choice([1, 1, 2])):
+            older = copy.deepcopy(previous)
+            older_status = older["protocolSection"]["statusModule"]
+            when = date.fromisoformat(first) + timedelta(days=rng.randrange(max(span // (wave + 2), 1)))
+            if rng.random() < 0.1:
+                when = date.fromisoformat(day(previous, "lastUpdatePostDateStruct"))  # the same day: ingest order
+            older_status["lastUpdatePostDateStruct"] = {"date": when.isoformat(), "type": "ACTUAL"}
+            older_status["overallStatus"] = "RECRUITING"
+            older_status.pop("whyStopped", None)
+            older_status["statusVerifiedDate"] = when.isoformat()[:7]
+            older["hasResults"] = False
+            older["protocolSection"]["identificationModule"]["briefTitle"] = f"Earlier title {wave} of {nct(record)}"
+            conditions = older["protocolSection"].get("conditionsModule", {}).get("conditions") or []
+            if len(conditions) > 1:
+                conditions.pop()
+            waves[wave].append(older)
+            previous = older
+        del status
+    return waves
+
+
+@pytest.mark.slow
+def test_strict_answers_over_several_versions_are_the_snapshots_answers(tmp_path, records):
+    """Studies with two and three versions (some updated the same day), loaded newest first: which version a
+    cutoff shows, and what it shows, as the snapshot's version map and rules decide."""
+    rng = random.Random(11)
+    chosen = rng.sample(records, 400)
+    waves = _older_versions(chosen, rng)
     wh = Warehouse(tmp_path / "w")
-    load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:30])])
+    load_paths(wh, [write_ndjson(tmp_path / "now.ndjson", chosen)])
+    for n, wave in enumerate(waves):
+        load_paths(wh, [write_ndjson(tmp_path / f"older{n}.ndjson", wave)])
     with Mirror(wh.root) as m:
-        m.get_landscape("cancer", date_before="2019-06-01")  # builds the strict snapshot of state 000001
-    cached = sorted(p.name for p in (wh.root / "snapshots").iterdir())
-    assert cached and all(name.startswith("000001-") for name in cached)
-    (wh.root / "snapshots" / "000002-2019-06-01-strict-format1").mkdir()  # an older version's format
-    for n in range(5):  # five more states: 000001 is pruned (five are kept)
-        load_paths(wh, [write_ndjson(tmp_path / f"{n}.ndjson", records[30 + n:31 + n])])
-    assert "000001" not in {s.state_id for s in wh.states()}
-    assert list((wh.root / "snapshots").iterdir()) == []
+        counts = m.rows("SELECT count(*) AS versions, count(DISTINCT nct_id) AS studies FROM study_version")[0]
+    assert counts["versions"] > counts["studies"] * 1.3
+    cutoffs = random_cutoffs(seed=20261129, count=20, first=date(2005, 1, 1), years=21)
+    assert _compare_with_snapshots(wh.root, tmp_path, cutoffs, seed=2) > 20 * 100
+
+
+@pytest.mark.slow
+def test_answering_at_any_cutoff_writes_nothing_and_old_snapshot_caches_are_swept(tmp_path, records):
+    wh = Warehouse(tmp_path / "w")
+    load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:300])])
+
+    def listing() -> dict[str, tuple[int, int]]:
+        return {str(p.relative_to(wh.root)): (p.stat().st_size, p.stat().st_mtime_ns)
+                for p in sorted(wh.root.rglob("*"))}
+
+    before = listing()
+    with Mirror(wh.root) as m:
+        m.batch([("get_landscape", {"condition": "cancer", "date_before": cutoff})
+                 for cutoff in random_cutoffs(seed=3, count=200, first=date(1995, 1, 1), years=31)])
+    with Mirror(wh.root, as_of="2012-03-04") as pinned:
+        pinned.get_trial(nct(records[0]))
+    assert listing() == before
+    (wh.root / "snapshots" / "000001-2019-06-01-strict-format3").mkdir(parents=True)  # an older version's cache
+    load_paths(wh, [write_ndjson(tmp_path / "b.ndjson", records[300:301])])
+    assert not (wh.root / "snapshots").exists()

@@ -149,8 +149,8 @@ def test_not_whitespace_has_no_condition_drugs(m):
 def test_landscape_groups_and_ranks_as_the_rules_say(m, records_by_id):
     result = m.get_landscape("NASH")
     trial_ids = [r["nct_id"] for r in m.rows(
-        "SELECT nct_id FROM field_matches('condition', 'NASH') JOIN trial_card USING (nct_id) "
-        "WHERE list_has_any(phases, ['EARLY_PHASE1','PHASE1','PHASE2','PHASE3','PHASE4'])")]
+        "SELECT nct_id FROM field_matches('condition', 'NASH') JOIN trial_card USING (nct_id) WHERE is_current AND "
+        "list_has_any(phases, ['EARLY_PHASE1','PHASE1','PHASE2','PHASE3','PHASE4'])")]
     assert result.total_trial_count == len(trial_ids) == sum(result.phase_distribution.values())
     groups: dict = {}
     for nct_id in trial_ids:
@@ -182,7 +182,7 @@ def test_recent_starts_follow_the_reference_date(m):
 def test_a_landscape_without_date_before_counts_recent_starts_from_today(m):
     """today: the reference day of calls without a date_before (the Python API passes it; SQL defaults it)."""
     given = m.rows("SELECT recent_starts, total_trial_count FROM get_landscape_many(['erectile dysfunction'], "
-                   "[NULL::DATE], [10], today := DATE '2012-06-30')")[0]
+                   "[NULL::DATE], [NULL::DATE], [10], today := DATE '2012-06-30')")[0]
     starts = [r["start_date"] for r in given["recent_starts"]]
     assert starts and all("2010-01" <= s[:7] <= "2012-06" for s in starts)
     assert given["total_trial_count"] == m.get_landscape("erectile dysfunction").total_trial_count
@@ -426,7 +426,7 @@ def _macro_page(con, call: dict, limit: int, offset: int) -> list[tuple]:
     status = call.get("status")
     return con.execute(
         "SELECT nct_id, relevance::DOUBLE, total_matches "
-        "FROM search_studies_page($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+        "FROM search_studies_page($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14)",
         [call.get("query"), call.get("condition"), call.get("intervention"), None if status is None else [status],
          call.get("location"), [call["phase"]] if "phase" in call else None, call.get("eligibility_keywords"),
          age_days("min_age", call.get("min_age")), age_days("max_age", call.get("max_age")),

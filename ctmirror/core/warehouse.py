@@ -36,8 +36,8 @@ from ctmirror.core.errors import StateNotFound, WarehouseError
 
 # What the Python API expects of a catalog: its macros, their arguments, the tables it reads. Raise it whenever
 # a change to sql/ would break a Mirror reading a catalog built before the change; a Mirror refuses any other
-# format (ctmirror.mirror), and cached snapshots are kept per format.
-CATALOG_FORMAT = 3
+# format (ctmirror.mirror).
+CATALOG_FORMAT = 4
 # A published state's ID: six digits, never a path.
 STATE_ID = re.compile(r"[0-9]{6}")
 # In a state's folder of a table, the rows that publish wrote (beside the segments' files it linked).
@@ -242,16 +242,10 @@ class Warehouse:
         self._prune_snapshot_cache()
 
     def _prune_snapshot_cache(self) -> None:
-        """Strict snapshots a Mirror built under snapshots/ (<state>-<cutoff>-strict-format<N>) of states no
-        longer kept, or in a catalog format this version does not read: nothing can open them any more."""
-        cache = self.root / "snapshots"
-        if not cache.is_dir():
-            return
-        kept = {state.state_id for state in self.states()}
-        for folder in cache.iterdir():
-            state_id = folder.name.split("-")[0]
-            if folder.is_dir() and (state_id not in kept or not folder.name.endswith(f"-format{CATALOG_FORMAT}")):
-                shutil.rmtree(folder, ignore_errors=True)
+        """The snapshots/ folder older versions of ctmirror built strict answers in (one snapshot per cutoff): the
+        index answers at any cutoff now, so nothing reads them, and nothing else may be written under a warehouse
+        (`ctmirror snapshot --out` refuses such a folder)."""
+        shutil.rmtree(self.root / "snapshots", ignore_errors=True)
 
     def set_pinned(self, state_id: str, pinned: bool) -> set[str]:
         states = self.pinned_states()

@@ -1,6 +1,9 @@
--- The cards of a call's trials, from {table} (trial_card or stopped_card, named by the Python API). {study_numbers}
--- is a list of integer literals that the Python API formats from the numbers the ranking query returned (never
--- from user input): DuckDB looks keys up in the table's index only when they are literals, and reads 200 cards
--- this way in a few milliseconds where a join on bound values scans all of them. Larger sets (a backtest's)
--- read them in one scan: cards_scan.sql.
-SELECT study_no, card FROM {table} WHERE study_no IN ({study_numbers})
+-- The cards of a call's trials, from trial_card's rows ({card_numbers}) and their versions' trial_text
+-- ({version_numbers}): lists of integer literals the Python API formats from the numbers the ranking query returned
+-- (never from user input). DuckDB looks keys up in a table's index only when they are literals, and reads 200 cards
+-- this way in a few milliseconds where a join on bound values scans all of them. Larger sets (a backtest's) read
+-- them in one scan: cards_scan.sql.
+SELECT t.card_no, card_json(x.card_head, x.references_json, t.overall_status, t.why_stopped, t.results_posted,
+                            t.as_of_exact)
+FROM (SELECT * FROM trial_card WHERE card_no IN ({card_numbers})) AS t
+JOIN (SELECT * FROM trial_text WHERE version_no IN ({version_numbers})) AS x USING (version_no)

@@ -1,3 +1,7 @@
--- The cards of many calls' trials at once (more than answers.LITERAL_KEYS_MAX), from {table} as in cards.sql:
--- one scan of the table.
-SELECT study_no, card FROM {table} WHERE study_no IN (SELECT unnest($study_numbers::INTEGER[]))
+-- The cards of many calls' trials at once (more than answers.LITERAL_KEYS_MAX), as in cards.sql: one scan of each
+-- table.
+SELECT t.card_no, card_json(x.card_head, x.references_json, t.overall_status, t.why_stopped, t.results_posted,
+                            t.as_of_exact)
+FROM (SELECT * FROM trial_card WHERE card_no IN (SELECT unnest($card_numbers::INTEGER[]))) AS t
+JOIN (SELECT * FROM trial_text WHERE version_no IN (SELECT unnest($version_numbers::INTEGER[]))) AS x
+    USING (version_no)

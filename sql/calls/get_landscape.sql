@@ -3,5 +3,6 @@
 SELECT *
 FROM get_landscape_many((SELECT conditions FROM get_landscape_args),
                         (SELECT dates_before FROM get_landscape_args),
+                        (SELECT as_ofs FROM get_landscape_args),
                         (SELECT top_ns FROM get_landscape_args),
                         today := (SELECT today FROM get_landscape_args));

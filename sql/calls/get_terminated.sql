@@ -1,7 +1,8 @@
 -- How the Python API calls get_terminated, for one call or a batch (its arguments: args/get_terminated.sql,
--- whose table this reads): each call's trials as (k, study_no, relevance), in order; their cards
--- (stopped_card) come from calls/cards.sql. Planned once per connection, then executed.
-SELECT k, study_no, relevance
+-- whose table this reads): each call's trials as (k, card_no, version_no, relevance), in order; their cards
+-- (stopped_card) come from calls/stopped_cards.sql. Planned once per connection, then executed.
+SELECT k, card_no, version_no, relevance
 FROM get_terminated_many((SELECT queries FROM get_terminated_args),
                          (SELECT dates_before FROM get_terminated_args),
+                         (SELECT as_ofs FROM get_terminated_args),
                          (SELECT max_results FROM get_terminated_args));

@@ -6,4 +6,4 @@ SELECT k, json_merge_patch(card, to_json({
     'keywords': keywords, 'condition_mesh_terms': condition_mesh_terms,
     'condition_ancestor_terms': condition_ancestor_terms, 'intervention_mesh_terms': intervention_mesh_terms
 }))::VARCHAR AS card
-FROM get_trial_details_many($nct_ids)
+FROM get_trial_details_many($nct_ids, $as_ofs)

@@ -2,4 +2,4 @@
 -- ctmirror/answers.py: execute_shaped).
 SELECT count(*) AS total FROM search_matches($query, $condition, $intervention, $status, $location, $phase,
                                              $eligibility_keywords, $min_age_days, $max_age_days, $sex, $study_type,
-                                             $date_before)
+                                             $date_before, $as_of)

@@ -1,9 +1,10 @@
 -- How the Python API calls search_trials, for one call or a batch (its arguments: args/search_trials.sql,
--- whose table this reads): each call's trials as (k, study_no, relevance), in order; their cards come from
--- calls/cards.sql. Planned once per connection (PREPARE), then executed for each call.
-SELECT k, study_no, relevance
+-- whose table this reads): each call's trials as (k, card_no, version_no, relevance), in order; their cards come
+-- from calls/cards.sql. Planned once per connection (PREPARE), then executed for each call.
+SELECT k, card_no, version_no, relevance
 FROM search_trials_many((SELECT drugs FROM search_trials_args),
                         (SELECT conditions FROM search_trials_args),
                         (SELECT dates_before FROM search_trials_args),
+                        (SELECT as_ofs FROM search_trials_args),
                         (SELECT phase_filters FROM search_trials_args),
                         (SELECT max_results FROM search_trials_args));

@@ -11,6 +11,7 @@ COMMENT ON COLUMN studies.brief_summary IS 'descriptionModule.briefSummary';
 COMMENT ON COLUMN studies.detailed_description IS 'descriptionModule.detailedDescription';
 COMMENT ON COLUMN studies.overall_status IS 'statusModule.overallStatus (RECRUITING, COMPLETED, TERMINATED, ...)';
 COMMENT ON COLUMN studies.last_known_status IS 'statusModule.lastKnownStatus, given when overall_status is UNKNOWN';
+COMMENT ON COLUMN studies.status_verified_date IS 'statusModule.statusVerifiedDate as a date (first day of a month given alone): when the sponsor last confirmed the status; an active status not verified for two years is UNKNOWN (derived at each cutoff by strict answers)';
 COMMENT ON COLUMN studies.why_stopped IS 'statusModule.whyStopped: free text for terminated, suspended, withdrawn studies';
 COMMENT ON COLUMN studies.phases IS 'designModule.phases: the raw enum list (EARLY_PHASE1, PHASE1..PHASE4, NA); empty when none';
 COMMENT ON COLUMN studies.phase IS 'display phase: ''Phase 1/Phase 2'', ''Early Phase 1'', ''Not Applicable'' (NA); empty when none';

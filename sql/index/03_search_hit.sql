@@ -1,16 +1,16 @@
--- search_hit: which study (study_no) has which text (text_id) in which of a field's areas (area_mask: bit
--- area_id - 1 set for each area). One row per field, text and study rather than per area, so a query joins and
--- groups a third of the rows; sorted by field first, so a query's constant field prunes the other fields' row
--- groups before its texts are joined.
+-- search_hit: which version of a study (version_no) has which text (text_id) in which of a field's areas
+-- (area_mask: bit area_id - 1 set for each area). One row per field, text and version rather than per area, so a
+-- query joins and groups a third of the rows; sorted by field first, so a query's constant field prunes the other
+-- fields' row groups before its texts are joined. Which version a call sees is trial_card's choice (shown_at).
 CREATE TABLE search_hit AS
-SELECT a.field, t.text_id::INTEGER AS text_id, n.study_no,
+SELECT a.field, t.text_id::INTEGER AS text_id, v.version_no,
        bit_or((1::UINTEGER << (a.area_id - 1))::UINTEGER) AS area_mask
-FROM search_terms AS s
+FROM all_search_terms AS s
 JOIN search_area AS a USING (area)
 JOIN search_text AS t ON t.norm = s.norm
-JOIN study_number AS n USING (nct_id)
-GROUP BY a.field, t.text_id, n.study_no
-ORDER BY a.field, t.text_id, n.study_no;
+JOIN study_version AS v USING (nct_id, content_hash)
+GROUP BY a.field, t.text_id, v.version_no
+ORDER BY a.field, t.text_id, v.version_no;
 -- area_mask_score: the score of every combination of a field's areas (the sum of their weights), so a study's
 -- score is one lookup of the areas it matched.
 CREATE TABLE area_mask_score AS

@@ -1,11 +1,9 @@
 -- The matcher shared by every method: phrases and their synonyms → texts (token index) → studies, scored.
 
--- in_scope(first_posted, date_before): the one place date_before is applied to a trial.
-CREATE OR REPLACE MACRO in_scope(first_posted, cutoff) AS
-    (cutoff IS NULL OR first_posted <= cutoff::DATE);
-
 -- Every matcher takes a list of queries and answers for each by its position k (from 1), so a backtest's
--- thousands of calls match in one pass over the index; the one-query forms are the list of one.
+-- thousands of calls match in one pass over the index; the one-query forms are the list of one. They answer with
+-- versions of studies (version_no): which version a call shows is trial_card's (shown_at), so a method joins the
+-- matched versions to the trial_card rows its call shows. as_ofs: each call's strict cutoff (NULL: current).
 
 -- search_phrases_many(field, qs): per query, the normalised query and the phrases of its synonym groups
 -- (sql/data/synonyms.csv).
@@ -41,15 +39,18 @@ SELECT k, text_id FROM placed;
 CREATE OR REPLACE MACRO matched_texts(field_name, q) AS TABLE
 SELECT DISTINCT text_id FROM matched_texts_many(field_name, [q]);
 
--- field_texts_many(field, qs): per query, the texts whose hits count (text_id) and the areas they count in (keep,
--- a mask): every area of the field for the texts holding a phrase; for conditions, also the MeSH terms learned
--- from those texts (condition_link), in the ConditionMeshTerm area only.
-CREATE OR REPLACE MACRO field_texts_many(field_name, qs) AS TABLE
+-- field_texts_many(field, qs, as_ofs): per query, the texts whose hits count (text_id) and the areas they count
+-- in (keep, a mask): every area of the field for the texts holding a phrase; for conditions, also the MeSH terms
+-- learned from those texts (condition_link) by the call's cutoff, in the ConditionMeshTerm area only.
+CREATE OR REPLACE MACRO field_texts_many(field_name, qs, as_ofs) AS TABLE
 WITH direct AS (SELECT k, text_id FROM matched_texts_many(field_name, qs)),
 learned AS (
     SELECT d.k, l.term_text_id AS text_id
-    FROM direct AS d JOIN condition_link AS l USING (text_id)
+    FROM direct AS d
+    JOIN condition_link AS l USING (text_id)
+    JOIN (SELECT generate_subscripts(as_ofs, 1) AS k, unnest(as_ofs)::DATE AS as_of) AS a USING (k)
     WHERE field_name = 'condition'
+      AND CASE WHEN a.as_of IS NULL THEN l.is_current ELSE l.learned_from <= a.as_of END
 ),
 masks AS (
     SELECT bit_or((1::UINTEGER << (area_id - 1))::UINTEGER) AS field_mask,
@@ -61,68 +62,70 @@ SELECT k, text_id, (SELECT field_mask FROM masks) AS keep FROM direct
 UNION ALL
 SELECT k, text_id, (SELECT learned_mask FROM masks) FROM learned;
 
--- field_hit_rows_many(field, qs): per query, the index rows that count, one per study and matching text: the
--- study (study_no) and the areas of the field the text matched it in (area_mask).
-CREATE OR REPLACE MACRO field_hit_rows_many(field_name, qs) AS TABLE
-SELECT w.k, h.study_no, h.area_mask & w.keep AS area_mask
+-- field_hit_rows_many(field, qs, as_ofs): per query, the index rows that count, one per version and matching
+-- text: the version (version_no) and the areas of the field the text matched it in (area_mask).
+CREATE OR REPLACE MACRO field_hit_rows_many(field_name, qs, as_ofs) AS TABLE
+SELECT w.k, h.version_no, h.area_mask & w.keep AS area_mask
 FROM search_hit AS h
-JOIN field_texts_many(field_name, qs) AS w USING (text_id)
+JOIN field_texts_many(field_name, qs, as_ofs) AS w USING (text_id)
 WHERE h.field = field_name AND h.area_mask & w.keep <> 0;
 
--- field_hits_many(field, qs): per query, the studies (study_no) matching it in a field ('condition',
+-- field_hits_many(field, qs, as_ofs): per query, the versions (version_no) matching it in a field ('condition',
 -- 'intervention'), scored by the sum of the weights of the distinct areas matched. For conditions, MeSH terms
 -- learned from matching condition texts (condition_link) also match, in the ConditionMeshTerm area. The
--- methods join on study_no; analysts get nct_id from field_matches.
-CREATE OR REPLACE MACRO field_hits_many(field_name, qs) AS TABLE
-WITH studies AS (
-    SELECT k, study_no, bit_or(area_mask) AS area_mask
-    FROM field_hit_rows_many(field_name, qs)
-    GROUP BY k, study_no
+-- methods join on version_no; analysts get the current studies' NCT IDs from field_matches.
+CREATE OR REPLACE MACRO field_hits_many(field_name, qs, as_ofs) AS TABLE
+WITH versions AS (
+    SELECT k, version_no, bit_or(area_mask) AS area_mask
+    FROM field_hit_rows_many(field_name, qs, as_ofs)
+    GROUP BY k, version_no
 )
-SELECT s.k, s.study_no, m.score
-FROM studies AS s
+SELECT s.k, s.version_no, m.score
+FROM versions AS s
 JOIN area_mask_score AS m ON m.field = field_name AND m.area_mask = s.area_mask;
 
--- field_studies_many(field, qs): the studies field_hits_many finds, without their scores, for the methods that
--- count and group matches rather than rank them.
-CREATE OR REPLACE MACRO field_studies_many(field_name, qs) AS TABLE
-SELECT DISTINCT k, study_no FROM field_hit_rows_many(field_name, qs);
+-- field_studies_many(field, qs, as_ofs): the versions field_hits_many finds, without their scores, for the methods
+-- that count and group matches rather than rank them.
+CREATE OR REPLACE MACRO field_studies_many(field_name, qs, as_ofs) AS TABLE
+SELECT DISTINCT k, version_no FROM field_hit_rows_many(field_name, qs, as_ofs);
 
+-- field_hits(field, q): every version matching q (as the current state matches its MeSH terms).
 CREATE OR REPLACE MACRO field_hits(field_name, q) AS TABLE
-SELECT study_no, score FROM field_hits_many(field_name, [q]);
+SELECT version_no, score FROM field_hits_many(field_name, [q], [NULL::DATE]);
 
--- field_matches(field, q): field_hits by NCT ID.
+-- field_matches(field, q): the current studies matching q, by NCT ID.
 CREATE OR REPLACE MACRO field_matches(field_name, q) AS TABLE
-SELECT n.nct_id, h.score FROM field_hits(field_name, q) AS h JOIN study_number AS n USING (study_no);
+SELECT v.nct_id, h.score FROM field_hits(field_name, q) AS h JOIN study_version AS v USING (version_no)
+WHERE v.is_current;
 
--- term_hits(q): free text as query.term reads it: every word must appear in some BasicSearch area; studies by
--- study_no. term_matches(q): the same by NCT ID.
+-- term_hits(q): free text as query.term reads it: every word must appear in some BasicSearch area; versions by
+-- version_no. term_matches(q): the current studies by NCT ID.
 CREATE OR REPLACE MACRO term_hits(q) AS TABLE
 WITH words AS (
     SELECT DISTINCT word FROM (SELECT unnest(string_split(trim(search_norm(q)), ' ')) AS word) WHERE word <> ''
 ),
 per_word AS (
-    SELECT w.word, h.study_no, bit_or(h.area_mask) AS area_mask
+    SELECT w.word, h.version_no, bit_or(h.area_mask) AS area_mask
     FROM words AS w
     JOIN search_token AS k ON k.token = w.word
     JOIN search_hit AS h ON h.text_id = k.text_id
     WHERE h.field = 'term'
-    GROUP BY w.word, h.study_no
+    GROUP BY w.word, h.version_no
 ),
-studies AS (
-    SELECT study_no, bit_or(area_mask) AS area_mask
+versions AS (
+    SELECT version_no, bit_or(area_mask) AS area_mask
     FROM per_word
-    GROUP BY study_no
+    GROUP BY version_no
     HAVING count(*) = (SELECT count(*) FROM words)
 )
-SELECT s.study_no, m.score
-FROM studies AS s
+SELECT s.version_no, m.score
+FROM versions AS s
 JOIN area_mask_score AS m ON m.field = 'term' AND m.area_mask = s.area_mask;
 
 CREATE OR REPLACE MACRO term_matches(q) AS TABLE
-SELECT n.nct_id, h.score FROM term_hits(q) AS h JOIN study_number AS n USING (study_no);
+SELECT v.nct_id, h.score FROM term_hits(q) AS h JOIN study_version AS v USING (version_no) WHERE v.is_current;
 
--- location_matches(location): 'Boston, MA' → studies with a site whose place holds every comma-separated
+-- location_matches(location): 'Boston, MA' → versions of studies (version_no) with a site whose place holds every comma-separated
 -- part (a US state's code or name either way). A part with no letter or digit ('%', '-') is no condition: it
 -- normalises to nothing, and nothing would be contained in every place.
 CREATE OR REPLACE MACRO location_matches(location_query) AS TABLE
@@ -148,4 +151,4 @@ places AS (
     GROUP BY pp.norm
     HAVING count(DISTINCT a.i) = (SELECT count(*) FROM parts)
 )
-SELECT DISTINCT nct_id FROM place_posting WHERE norm IN (SELECT norm FROM places);
+SELECT DISTINCT version_no FROM place_posting WHERE norm IN (SELECT norm FROM places);

@@ -4,28 +4,30 @@
 -- highest phase, then lowest, so Phase 2 before Phase 1/Phase 2) then activity (recruiting
 -- first) then nct_id, one entry per drug name (case-insensitive) keeping its best-ranked trial, top 50.
 -- Placebo, sham and vehicle are not drugs; Drug and Biological interventions count.
--- detect_whitespace_many takes each argument as a list (one entry per call) and answers every call, by its
--- position k from 1.
-CREATE OR REPLACE MACRO detect_whitespace_many(drug_queries, condition_queries, cutoffs) AS TABLE
-WITH calls AS (SELECT generate_subscripts(drug_queries, 1) AS k, unnest(cutoffs)::DATE AS cutoff),
+-- detect_whitespace_many takes each argument as a list (one entry per call; as_ofs: each call's strict cutoff, NULL
+-- for the current state) and answers every call, by its position k from 1.
+CREATE OR REPLACE MACRO detect_whitespace_many(drug_queries, condition_queries, cutoffs, as_ofs) AS TABLE
+WITH calls AS (
+    SELECT generate_subscripts(drug_queries, 1) AS k, unnest(cutoffs)::DATE AS cutoff, unnest(as_ofs)::DATE AS as_of
+),
 d AS (
-    SELECT m.k, m.study_no
-    FROM field_studies_many('intervention', drug_queries) AS m
+    SELECT m.k, m.version_no
+    FROM field_studies_many('intervention', drug_queries, as_ofs) AS m
     JOIN calls USING (k)
-    JOIN trial_card AS t USING (study_no)
-    WHERE in_scope(t.study_first_post_date, calls.cutoff)
+    JOIN trial_card AS t USING (version_no)
+    WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, calls.cutoff, calls.as_of)
 ),
 c AS (
-    SELECT m.k, m.study_no, t.phase_rank, t.phase_order, t.overall_status
-    FROM field_studies_many('condition', condition_queries) AS m
+    SELECT m.k, m.version_no, t.study_no, t.card_no, t.phase_rank, t.phase_order, t.overall_status
+    FROM field_studies_many('condition', condition_queries, as_ofs) AS m
     JOIN calls USING (k)
-    JOIN trial_card AS t USING (study_no)
-    WHERE in_scope(t.study_first_post_date, calls.cutoff)
+    JOIN trial_card AS t USING (version_no)
+    WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, calls.cutoff, calls.as_of)
 ),
 counts AS (
     SELECT calls.k, coalesce(e.n, 0) AS exact_n, coalesce(dn.n, 0) AS drug_n, coalesce(cn.n, 0) AS condition_n
     FROM calls
-    LEFT JOIN (SELECT k, count(*) AS n FROM d JOIN c USING (k, study_no) GROUP BY k) AS e USING (k)
+    LEFT JOIN (SELECT k, count(*) AS n FROM d JOIN c USING (k, version_no) GROUP BY k) AS e USING (k)
     LEFT JOIN (SELECT k, count(*) AS n FROM d GROUP BY k) AS dn USING (k)
     LEFT JOIN (SELECT k, count(*) AS n FROM c GROUP BY k) AS cn USING (k)
 ),
@@ -35,10 +37,11 @@ phase2_trials AS (  -- only for whitespace: the condition's Phase 2+ trials
 candidates AS (
     -- The IN list lets the scan of trial_drug skip what no candidate needs (and all of it when there is no
     -- whitespace); joined alone, DuckDB builds its hash table from all of trial_drug.
-    SELECT c.k, c.study_no, g.drug_name, c.phase_order AS phase_rank, status_rank(c.overall_status) AS activity
+    SELECT c.k, c.study_no, c.card_no, g.drug_name, c.phase_order AS phase_rank,
+           status_rank(c.overall_status) AS activity
     FROM phase2_trials AS c
-    JOIN trial_drug AS g USING (study_no)
-    WHERE g.study_no IN (SELECT study_no FROM phase2_trials)
+    JOIN trial_drug AS g USING (version_no)
+    WHERE g.version_no IN (SELECT version_no FROM phase2_trials)
 ),
 best AS (
     SELECT * FROM candidates
@@ -52,8 +55,10 @@ phrases AS (SELECT k, list(phrase) AS phrases FROM search_phrases_many('conditio
 described AS (
     -- condition: the trial's first condition that matches the query, else its first condition.
     SELECT top.*, t.nct_id, t.phase, t.overall_status AS status, t.as_of_exact, t.content_hash AS version,
-           from_json(t.card -> '$.conditions', '["VARCHAR"]') AS conditions
-    FROM top JOIN trial_card AS t USING (study_no)
+           from_json((x.card_head || '}') -> '$.conditions', '["VARCHAR"]') AS conditions
+    FROM top
+    JOIN trial_card AS t USING (card_no)
+    JOIN trial_text AS x ON x.version_no = t.version_no
 ),
 listed AS (
     SELECT d.k,
@@ -74,5 +79,5 @@ FROM counts
 LEFT JOIN listed USING (k)
 ORDER BY counts.k;
 
-CREATE OR REPLACE MACRO detect_whitespace(drug_query, condition_query, cutoff) AS TABLE
-SELECT * EXCLUDE (k) FROM detect_whitespace_many([drug_query], [condition_query], [cutoff]);
+CREATE OR REPLACE MACRO detect_whitespace(drug_query, condition_query, cutoff, as_of := NULL) AS TABLE
+SELECT * EXCLUDE (k) FROM detect_whitespace_many([drug_query], [condition_query], [cutoff], [as_of]);

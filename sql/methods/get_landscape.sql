@@ -4,22 +4,23 @@
 -- sponsor and drug; phase_distribution keyed by each trial's display phase (sums to the total);
 -- recent_starts: trials started from 1 January two calendar years before the reference date (date_before,
 -- else today) up to the reference date, newest first.
--- get_landscape_many takes each argument as a list (one entry per call) and answers every call, by its
--- position k from 1; today (default current_date) is the reference day of the calls without a date_before.
-CREATE OR REPLACE MACRO get_landscape_many(condition_queries, cutoffs, competitor_limits, today := current_date)
-AS TABLE
+-- get_landscape_many takes each argument as a list (one entry per call; as_ofs: each call's strict cutoff, NULL
+-- for the current state) and answers every call, by its position k from 1; today (default current_date) is the
+-- reference day of the calls without a date_before.
+CREATE OR REPLACE MACRO get_landscape_many(condition_queries, cutoffs, as_ofs, competitor_limits,
+                                           today := current_date) AS TABLE
 WITH calls AS (
     SELECT generate_subscripts(condition_queries, 1) AS k, unnest(cutoffs)::DATE AS cutoff,
-           unnest(competitor_limits) AS competitor_limit,
+           unnest(as_ofs)::DATE AS as_of, unnest(competitor_limits) AS competitor_limit,
            coalesce(unnest(cutoffs)::DATE, today::DATE) AS reference_day
 ),
 trials AS (
-    SELECT m.k, t.study_no, t.sponsor, t.sponsor_key, t.phase, t.phase_rank, t.overall_status, t.enrollment,
-           t.start_day, t.start_date, t.as_of_exact
-    FROM field_studies_many('condition', condition_queries) AS m
+    SELECT m.k, t.version_no, t.nct_id, t.content_hash, t.first_drug, t.sponsor, t.sponsor_key, t.phase,
+           t.phase_rank, t.overall_status, t.enrollment, t.start_day, t.start_date, t.as_of_exact
+    FROM field_studies_many('condition', condition_queries, as_ofs) AS m
     JOIN calls USING (k)
-    JOIN trial_card AS t USING (study_no)
-    WHERE in_scope(t.study_first_post_date, calls.cutoff)
+    JOIN trial_card AS t USING (version_no)
+    WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, calls.cutoff, calls.as_of)
       AND t.phase_rank >= 1  -- a phase among EARLY_PHASE1..PHASE4
 ),
 competitors AS (
@@ -38,7 +39,7 @@ competitors AS (
         arg_max(t.start_date, t.start_day) AS most_recent_start,
         bool_and(t.as_of_exact) AS as_of_exact
     FROM trials AS t
-    JOIN trial_drug_key AS g USING (study_no)
+    JOIN trial_drug_key AS g USING (version_no)
     GROUP BY t.k, t.sponsor_key, g.drug_key
 ),
 ranked AS (
@@ -54,11 +55,7 @@ recent_trials AS (
     JOIN calls USING (k)
     WHERE t.start_day >= make_date(year(calls.reference_day) - 2, 1, 1) AND t.start_day <= calls.reference_day
 ),
-recent AS (
-    SELECT r.*, c.nct_id, c.content_hash AS version, c.first_drug AS drug
-    FROM recent_trials AS r
-    JOIN trial_card AS c USING (study_no)
-)
+recent AS (SELECT *, content_hash AS version, first_drug AS drug FROM recent_trials)
 SELECT
     calls.k,
     coalesce(total.n, 0) AS total_trial_count,
@@ -89,5 +86,5 @@ LEFT JOIN (
 ) AS starts USING (k)
 ORDER BY calls.k;
 
-CREATE OR REPLACE MACRO get_landscape(condition_query, cutoff, competitor_limit) AS TABLE
-SELECT * EXCLUDE (k) FROM get_landscape_many([condition_query], [cutoff], [competitor_limit]);
+CREATE OR REPLACE MACRO get_landscape(condition_query, cutoff, competitor_limit, as_of := NULL) AS TABLE
+SELECT * EXCLUDE (k) FROM get_landscape_many([condition_query], [cutoff], [as_of], [competitor_limit]);

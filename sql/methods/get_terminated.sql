@@ -2,29 +2,30 @@
 -- query as a drug or drug class (query.intr areas) or as a condition (query.cond areas), by relevance (the
 -- better of the two scores) then nct_id. drug_name: the first Drug/Biological intervention that is not a
 -- placebo; condition: the first condition; termination_date: the primary completion date.
--- get_terminated_many takes each argument as a list (one entry per call) and returns every call's trials as
--- (k, study_no, relevance), in order; the Python API reads their cards (stopped_card.card) by study_no.
-CREATE OR REPLACE MACRO get_terminated_many(any_queries, cutoffs, result_limits) AS TABLE
+-- get_terminated_many takes each argument as a list (one entry per call; as_ofs: each call's strict cutoff, NULL
+-- for the current state) and returns every call's trials as (k, card_no, version_no, relevance), in order; the
+-- Python API reads their cards (stopped_card.card) by card_no.
+CREATE OR REPLACE MACRO get_terminated_many(any_queries, cutoffs, as_ofs, result_limits) AS TABLE
 WITH calls AS (
-    SELECT generate_subscripts(any_queries, 1) AS k, unnest(cutoffs)::DATE AS cutoff,
+    SELECT generate_subscripts(any_queries, 1) AS k, unnest(cutoffs)::DATE AS cutoff, unnest(as_ofs)::DATE AS as_of,
            unnest(result_limits) AS result_limit
 ),
 m AS (
-    SELECT k, study_no, round(max(score), 4) AS relevance
-    FROM (SELECT * FROM field_hits_many('intervention', any_queries)
-          UNION ALL SELECT * FROM field_hits_many('condition', any_queries))
-    GROUP BY k, study_no
+    SELECT k, version_no, round(max(score), 4) AS relevance
+    FROM (SELECT * FROM field_hits_many('intervention', any_queries, as_ofs)
+          UNION ALL SELECT * FROM field_hits_many('condition', any_queries, as_ofs))
+    GROUP BY k, version_no
 )
-SELECT m.k, m.study_no, m.relevance
+SELECT m.k, s.card_no, s.version_no, m.relevance
 FROM m
 JOIN calls USING (k)
-JOIN stopped_card AS s USING (study_no)
-WHERE in_scope(s.study_first_post_date, calls.cutoff)
-QUALIFY row_number() OVER (PARTITION BY m.k ORDER BY m.relevance DESC, m.study_no) <= calls.result_limit
-ORDER BY m.k, m.relevance DESC, m.study_no;
+JOIN stopped_card AS s USING (version_no)
+WHERE shown_at(s.valid_from, s.valid_to, s.is_current, s.study_first_post_date, calls.cutoff, calls.as_of)
+QUALIFY row_number() OVER (PARTITION BY m.k ORDER BY m.relevance DESC, s.study_no) <= calls.result_limit
+ORDER BY m.k, m.relevance DESC, s.study_no;
 
-CREATE OR REPLACE MACRO get_terminated(any_query, cutoff, result_limit) AS TABLE
+CREATE OR REPLACE MACRO get_terminated(any_query, cutoff, result_limit, as_of := NULL) AS TABLE
 SELECT unnest(stopped_trial_of(s.card)), r.relevance
-FROM get_terminated_many([any_query], [cutoff], [result_limit]) AS r
-JOIN stopped_card AS s USING (study_no)
-ORDER BY r.relevance DESC, r.study_no;
+FROM get_terminated_many([any_query], [cutoff], [as_of], [result_limit]) AS r
+JOIN stopped_card AS s USING (card_no)
+ORDER BY r.relevance DESC, r.card_no;

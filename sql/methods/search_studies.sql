@@ -1,70 +1,74 @@
 -- search_studies_page(query, condition, intervention, status, location, phase, eligibility_keywords, min_age_days,
--- max_age_days, sex, study_type, date_before, page_limit, page_offset): one page of the studies passing all
+-- max_age_days, sex, study_type, date_before, as_of, page_limit, page_offset): one page of the studies passing all
 -- given filters (NULL = no filter), as search candidates, by relevance (sum of the query, condition and
 -- intervention scores) then nct_id. Ages: the trial's window admits the patient (minimum <= min_age, maximum
 -- >= max_age; a missing bound admits everyone). Sex: a trial for ALL (or not saying) admits both.
 -- Every row also carries total_matches, the number of studies the whole search finds.
--- search_studies(... the first twelve ...): every match, unpaged.
+-- as_of: the strict cutoff (NULL: the current state). search_studies(... the first thirteen ...): every match, unpaged.
 -- Written so that a NULL argument's work drops out of the plan: the Python API prepares one plan per set of
 -- given arguments with the absent ones as NULL literals (calls/search_page.sql), and every matcher and filter
 -- below is guarded by a test of its own argument that the planner then folds away.
 CREATE OR REPLACE MACRO search_matches(text_query, condition_query, intervention_query, status_list,
                                        location_query, phase_list, eligibility_query, patient_min_age_days,
-                                       patient_max_age_days, sex_wanted, study_type_wanted, cutoff) AS TABLE
+                                       patient_max_age_days, sex_wanted, study_type_wanted, cutoff, as_of) AS TABLE
 WITH
 hits AS (
-    SELECT study_no, score FROM term_hits(text_query) WHERE text_query IS NOT NULL
+    SELECT version_no, score FROM term_hits(text_query) WHERE text_query IS NOT NULL
     UNION ALL
-    SELECT study_no, score FROM field_hits('condition', condition_query) WHERE condition_query IS NOT NULL
+    SELECT version_no, score FROM field_hits_many('condition', [condition_query], [as_of])
+    WHERE condition_query IS NOT NULL
     UNION ALL
-    SELECT study_no, score FROM field_hits('intervention', intervention_query) WHERE intervention_query IS NOT NULL
+    SELECT version_no, score FROM field_hits_many('intervention', [intervention_query], [as_of])
+    WHERE intervention_query IS NOT NULL
 ),
 m AS (
-    SELECT study_no, sum(score) AS relevance
+    SELECT version_no, sum(score) AS relevance
     FROM hits
-    GROUP BY study_no
+    GROUP BY version_no
     HAVING count(*) = (text_query IS NOT NULL)::INTEGER + (condition_query IS NOT NULL)::INTEGER
                       + (intervention_query IS NOT NULL)::INTEGER
     UNION ALL
-    SELECT study_no, 0 FROM trial_card
+    SELECT version_no, 0 FROM study_version
     WHERE text_query IS NULL AND condition_query IS NULL AND intervention_query IS NULL
 )
--- Study numbers only: the page reads its few NCT IDs from the cards (reading every match's was a third of a call).
-SELECT t.study_no, round(m.relevance, 4) AS relevance
+-- Numbers only: the page reads its few NCT IDs from the cards (reading every match's was a third of a call).
+SELECT t.study_no, t.card_no, round(m.relevance, 4) AS relevance
 FROM m
-JOIN trial_card AS t USING (study_no)
-WHERE in_scope(t.study_first_post_date, cutoff)
+JOIN trial_card AS t USING (version_no)
+WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, cutoff, as_of)
   AND (status_list IS NULL OR list_contains(status_list, t.overall_status))
   AND (phase_list IS NULL OR t.phase_mask & phase_mask(phase_list) <> 0)
   AND (study_type_wanted IS NULL OR t.study_type = study_type_wanted)
   AND (sex_wanted IS NULL OR t.sex IS NULL OR t.sex = 'ALL' OR t.sex = sex_wanted)
   AND (patient_min_age_days IS NULL OR t.minimum_age_days IS NULL OR t.minimum_age_days <= patient_min_age_days)
   AND (patient_max_age_days IS NULL OR t.maximum_age_days IS NULL OR t.maximum_age_days >= patient_max_age_days)
-  AND (location_query IS NULL OR t.study_no IN (
-        SELECT n.study_no FROM study_number AS n
-        WHERE location_query IS NOT NULL AND n.nct_id IN (SELECT nct_id FROM location_matches(location_query))))
-  AND (eligibility_query IS NULL OR t.study_no IN (
-        SELECT n.study_no FROM study_number AS n
-        WHERE eligibility_query IS NOT NULL AND n.nct_id IN (
-            SELECT nct_id FROM trial_detail
-            WHERE contains(search_norm(eligibility_criteria), search_norm(eligibility_query)))));
+  AND (location_query IS NULL OR t.version_no IN (
+        SELECT version_no FROM location_matches(location_query) WHERE location_query IS NOT NULL))
+  AND (eligibility_query IS NULL OR t.version_no IN (
+        SELECT version_no FROM trial_detail
+        WHERE eligibility_query IS NOT NULL
+          AND contains(search_norm(eligibility_criteria), search_norm(eligibility_query))));
 
 CREATE OR REPLACE MACRO search_studies_page(text_query, condition_query, intervention_query, status_list,
                                             location_query, phase_list, eligibility_query, patient_min_age_days,
-                                            patient_max_age_days, sex_wanted, study_type_wanted, cutoff,
+                                            patient_max_age_days, sex_wanted, study_type_wanted, cutoff, as_of,
                                             page_limit, page_offset) AS TABLE
 WITH matches AS (
     SELECT * FROM search_matches(text_query, condition_query, intervention_query, status_list, location_query,
                                  phase_list, eligibility_query, patient_min_age_days, patient_max_age_days,
-                                 sex_wanted, study_type_wanted, cutoff)
+                                 sex_wanted, study_type_wanted, cutoff, as_of)
 ),
 -- Counted apart from the ranking: a count(*) OVER () here once failed inside DuckDB's window operator.
 total AS (SELECT count(*) AS total_matches FROM matches),
 page AS (SELECT * FROM matches ORDER BY relevance DESC, study_no LIMIT page_limit OFFSET page_offset),
 cards AS (  -- the page's trials, read from their cards (a few dozen rows; their list columns are not read)
-    SELECT p.*, t.nct_id, trial_of(t.card) AS trial, t.card ->> '$.official_title' AS official_title
+    SELECT p.*, t.nct_id,
+           trial_of(card_json(x.card_head, x.references_json, t.overall_status, t.why_stopped, t.results_posted,
+                              t.as_of_exact)) AS trial,
+           (x.card_head || '}') ->> '$.official_title' AS official_title
     FROM page AS p
-    JOIN trial_card AS t USING (study_no)
+    JOIN trial_card AS t USING (card_no)
+    JOIN trial_text AS x ON x.version_no = t.version_no
 )
 SELECT
     'NCT:' || c.nct_id[4:] AS id,
@@ -90,7 +94,7 @@ ORDER BY c.relevance DESC, c.study_no;
 
 CREATE OR REPLACE MACRO search_studies(text_query, condition_query, intervention_query, status_list, location_query,
                                        phase_list, eligibility_query, patient_min_age_days, patient_max_age_days,
-                                       sex_wanted, study_type_wanted, cutoff) AS TABLE
+                                       sex_wanted, study_type_wanted, cutoff, as_of := NULL) AS TABLE
 SELECT * FROM search_studies_page(text_query, condition_query, intervention_query, status_list, location_query,
                                   phase_list, eligibility_query, patient_min_age_days, patient_max_age_days,
-                                  sex_wanted, study_type_wanted, cutoff, NULL, 0);
+                                  sex_wanted, study_type_wanted, cutoff, as_of, NULL, 0);

@@ -12,6 +12,7 @@ SELECT
     ps.statusModule.overallStatus AS overall_status,
     ps.statusModule.lastKnownStatus AS last_known_status,
     ps.statusModule.whyStopped AS why_stopped,
+    partial_date(ps.statusModule.statusVerifiedDate) AS status_verified_date,
     coalesce(ps.designModule.phases, []) AS phases,
     display_phase(ps.designModule.phases) AS phase,
     ps.designModule.studyType AS study_type,

@@ -1,7 +1,7 @@
--- stats_by_facility(condition, intervention, sponsor, date_before): one row per site facility (with its city and
+-- stats_by_facility(condition, intervention, sponsor, date_before, as_of): one row per site facility (with its city and
 -- country): facility, city, country, trials. Most trials first, the top 100.
-CREATE OR REPLACE MACRO stats_by_facility(condition_query, intervention_query, sponsor_query, cutoff) AS TABLE
-WITH s AS (SELECT nct_id FROM analytics_scope(condition_query, intervention_query, sponsor_query, cutoff))
+CREATE OR REPLACE MACRO stats_by_facility(condition_query, intervention_query, sponsor_query, cutoff, as_of := NULL) AS TABLE
+WITH s AS (SELECT version_no FROM analytics_scope(condition_query, intervention_query, sponsor_query, cutoff, as_of))
 SELECT facility, city, country, count(*) AS trials
-FROM study_facility SEMI JOIN s USING (nct_id)
+FROM study_facility SEMI JOIN s USING (version_no)
 GROUP BY ALL ORDER BY trials DESC, facility, city, country LIMIT 100;

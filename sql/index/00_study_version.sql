@@ -1,0 +1,15 @@
+-- study_version: every version of every study the state holds (all_studies: the segments' rows, every version),
+-- numbered (version_no) in study order, then as the registry updated them. The index's tables key a version's
+-- rows by version_no; is_current marks the version the current state shows (current_version).
+CREATE TABLE study_version AS
+WITH ingested AS (
+    SELECT nct_id, content_hash, max(ingested_at) AS ingested_at FROM study_versions GROUP BY nct_id, content_hash
+)
+SELECT (row_number() OVER (ORDER BY n.study_no, s.last_update_post_date NULLS LAST, i.ingested_at,
+                                    s.content_hash))::INTEGER AS version_no,
+       n.study_no, s.nct_id, s.content_hash, c.nct_id IS NOT NULL AS is_current, i.ingested_at
+FROM all_studies AS s
+JOIN study_number AS n USING (nct_id)
+LEFT JOIN ingested AS i USING (nct_id, content_hash)
+LEFT JOIN current_version AS c USING (nct_id, content_hash)
+ORDER BY version_no;

@@ -1,0 +1,46 @@
+-- The rules of strict "as of" answers, shared by the warehouse's version-aware index (sql/index/00_version_epoch.sql)
+-- and the frozen snapshots (sql/asof/studies.sql), so both answer alike.
+
+-- known_status(overall_status, last_known_status): a version's status as last known: UNKNOWN is the registry's
+-- later verdict, so it reads as the status it last knew, and is derived again at each cutoff (status_at).
+CREATE OR REPLACE MACRO known_status(overall_status, last_known_status) AS
+    CASE WHEN overall_status = 'UNKNOWN' AND last_known_status IS NOT NULL THEN last_known_status
+         ELSE overall_status END;
+
+-- reconstructed_status(known, exact, start_day, event_day, cutoff): the status on the cutoff of a version shown
+-- exactly (exact: last updated on or before it), or reconstructed from a version updated after it: NOT_YET_RECRUITING
+-- while the start date is after the cutoff; a terminal status whose event date (primary completion, else
+-- completion, else last update) is after the cutoff is not shown: RECRUITING then (NOT_YET_RECRUITING if it was
+-- withdrawn: withdrawn studies enrolled no one).
+CREATE OR REPLACE MACRO reconstructed_status(known, exact, start_day, event_day, cutoff) AS
+    CASE
+        WHEN exact THEN known
+        WHEN known IN ('COMPLETED', 'TERMINATED', 'WITHDRAWN', 'SUSPENDED') AND event_day <= cutoff::DATE THEN known
+        WHEN start_day IS NULL OR start_day > cutoff::DATE THEN 'NOT_YET_RECRUITING'
+        WHEN known = 'WITHDRAWN' THEN 'NOT_YET_RECRUITING'
+        WHEN known IN ('COMPLETED', 'TERMINATED', 'SUSPENDED') THEN 'RECRUITING'
+        ELSE known
+    END;
+
+-- unknown_from(verified_on): the first cutoff at which the registry's UNKNOWN rule holds for a status last
+-- verified on verified_on: more than two years after it.
+CREATE OR REPLACE MACRO unknown_from(verified_on) AS (verified_on + INTERVAL 2 YEAR)::DATE + 1;
+
+-- status_at(known, exact, start_day, event_day, verified_on, cutoff): the status a strict answer shows on the
+-- cutoff: reconstructed_status, then UNKNOWN where the registry's rule holds on the cutoff (an active status last
+-- verified more than two years before it).
+CREATE OR REPLACE MACRO status_at(known, exact, start_day, event_day, verified_on, cutoff) AS
+    CASE WHEN reconstructed_status(known, exact, start_day, event_day, cutoff)
+                  IN ('RECRUITING', 'NOT_YET_RECRUITING', 'ACTIVE_NOT_RECRUITING', 'ENROLLING_BY_INVITATION')
+              AND cutoff::DATE >= unknown_from(verified_on) THEN 'UNKNOWN'
+         ELSE reconstructed_status(known, exact, start_day, event_day, cutoff) END;
+
+-- is_stopped(status): a status whose why_stopped a strict answer shows even when the version is reconstructed.
+CREATE OR REPLACE MACRO is_stopped(status) AS status IN ('TERMINATED', 'WITHDRAWN', 'SUSPENDED');
+
+-- shown_at(valid_from, valid_to, is_current, first_posted, cutoff, as_of): whether a row of the version-aware index
+-- (trial_card, stopped_card) is what a call shows. as_of NULL: the current state's rows (is_current); a date: the
+-- row valid on it, strictly (valid_from <= as_of < valid_to). cutoff: date_before's first-posted filter.
+CREATE OR REPLACE MACRO shown_at(valid_from, valid_to, is_current, first_posted, cutoff, as_of) AS
+    CASE WHEN as_of IS NULL THEN is_current ELSE valid_from <= as_of::DATE AND as_of::DATE < valid_to END
+    AND (cutoff IS NULL OR first_posted <= cutoff::DATE);
