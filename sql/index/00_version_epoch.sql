@@ -92,10 +92,9 @@ current_shows AS (  -- the current state shows the current version as `studies` 
     WHERE v.is_current
 ),
 marked AS (  -- the last strict row of a current version is the current state's row where it shows the same
-    SELECT m.*, c.version_no IS NOT NULL AS is_current
+    SELECT m.*, coalesce(m.valid_to = 'infinity'::DATE AND c.shows IS NOT DISTINCT FROM m.shows, false) AS is_current
     FROM merged AS m
-    LEFT JOIN current_shows AS c ON c.version_no = m.version_no AND m.valid_to = 'infinity'::DATE
-                                 AND c.shows IS NOT DISTINCT FROM m.shows
+    LEFT JOIN current_shows AS c USING (version_no)  -- equality alone: a hash join
 )
 SELECT version_no, valid_from, valid_to, is_current, unnest(shows)
 FROM (
@@ -103,6 +102,6 @@ FROM (
     UNION ALL
     SELECT c.version_no, NULL::DATE, NULL::DATE, c.shows, true
     FROM current_shows AS c
-    WHERE NOT EXISTS (SELECT 1 FROM marked AS m WHERE m.version_no = c.version_no AND m.is_current)
+    WHERE c.version_no NOT IN (SELECT version_no FROM marked WHERE is_current)
 )
 ORDER BY version_no, valid_from NULLS LAST;
