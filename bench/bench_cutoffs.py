@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import subprocess
 import sys
 import time
 from datetime import date, timedelta
@@ -27,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_methods import build, read_into_page_cache  # noqa: E402
+from bench.corpus import CONDITIONS, call_material  # noqa: E402
 from ctmirror import Mirror  # noqa: E402
 
 BUCKETS = ((100, "<= 100"), (1_000, "<= 1,000"), (10_000, "<= 10,000"), (None, "more"))
@@ -97,21 +99,26 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--batch", type=int, default=10_000)
     parser.add_argument("--cutoffs", type=int, default=1_000)
+    parser.add_argument("--memory-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    root = build(ROOT / "bench" / "out" / f"wh-{args.studies}", args.studies)
     rng = random.Random(23)
+    if args.memory_only:
+        root = ROOT / "bench" / "out" / f"wh-{args.studies}"
+        with Mirror(root) as m:
+            conditions = [r["c"] for r in m.rows(CONDITIONS)]
+        memory_and_disk(root, conditions, args.cutoffs, rng)
+        return
+    root = build(ROOT / "bench" / "out" / f"wh-{args.studies}", args.studies)
     with Mirror(root) as m:
         read_into_page_cache(m.state.catalog)  # as a few minutes of use would (see bench_methods.py)
         studies = m.sql("SELECT count(*) AS n FROM studies")["n"][0]
-        conditions = [r["c"] for r in m.rows("SELECT DISTINCT condition AS c FROM conditions WHERE nct_id < 'NCT9' "
-                                             "AND length(condition) < 60 ORDER BY 1")]
-        drugs = [r["d"] for r in m.rows("SELECT DISTINCT name AS d FROM interventions WHERE nct_id < 'NCT9' AND "
-                                        "intervention_type = 'Drug' AND NOT is_placebo(name) ORDER BY 1")]
-        ids = [r["nct_id"] for r in m.rows("SELECT nct_id FROM studies ORDER BY 1")]
+        ids, conditions, drugs = call_material(m)
         rows = m.sql("SELECT count(*) AS n FROM trial_card")["n"][0]
         print(f"{studies:,} studies ({rows:,} rows of trial_card); {args.calls} conditions drawn from "
               f"{len(conditions):,}")
-    memory_and_disk(root, conditions, args.cutoffs, rng)
+    # in a process of its own: this one's high-water mark holds the build above, if it ran
+    subprocess.run([sys.executable, __file__, "--studies", str(args.studies), "--cutoffs", str(args.cutoffs),
+                    "--memory-only"], check=True)
     with Mirror(root) as m:
 
         # 1. by breadth, current and at a random cutoff per call
@@ -161,8 +168,9 @@ def main() -> None:
 
         # 3. a backtest's batch, every call its own cutoff
         calls = []
-        for _ in range(args.batch):
-            condition, drug, cutoff = rng.choice(conditions), rng.choice(drugs), random_cutoff(rng)
+        days = rng.sample(range((LAST - FIRST).days), args.batch)  # a distinct cutoff for every call
+        for day in days:
+            condition, drug, cutoff = rng.choice(conditions), rng.choice(drugs), FIRST + timedelta(days=day)
             calls.append(rng.choice([
                 ("get_landscape", {"condition": condition, "date_before": cutoff}),
                 ("detect_whitespace", {"drug": drug, "condition": condition, "date_before": cutoff}),

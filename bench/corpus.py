@@ -56,6 +56,19 @@ def print_load_figures(input_line: str, result, elapsed: float) -> None:
 NOT_IN_A_WAREHOUSE = ("serve",)
 
 
+# What benchmark calls draw their arguments from: the real sample's conditions and drugs (the replicated copies
+# repeat them), and every study's NCT ID.
+CONDITIONS = "SELECT DISTINCT condition AS c FROM conditions WHERE nct_id < 'NCT9' AND length(condition) < 60 ORDER BY 1"
+DRUGS = ("SELECT DISTINCT name AS d FROM interventions WHERE nct_id < 'NCT9' AND intervention_type = 'Drug' "
+         "AND NOT is_placebo(name) ORDER BY 1")
+
+
+def call_material(mirror) -> tuple[list[str], list[str], list[str]]:
+    """(NCT IDs, conditions, drugs) that benchmark calls draw from."""
+    return ([r["nct_id"] for r in mirror.rows("SELECT nct_id FROM studies ORDER BY 1")],
+            [r["c"] for r in mirror.rows(CONDITIONS)], [r["d"] for r in mirror.rows(DRUGS)])
+
+
 def sql_fingerprint() -> str:
     """What the SQL under sql/ is now: a warehouse kept in bench/out from an older checkout is stale if this
     differs from the one recorded when it was built."""

@@ -406,6 +406,53 @@ def snapshot(
 
 
 @app.command()
+def serve(
+    host: Annotated[str, typer.Option("--host", help="Address to bind (loopback unless you say otherwise).")]
+    = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="TCP port.")] = 8000,
+    as_of: Annotated[Optional[str], typer.Option("--as-of", help="Answer everything strictly as of this date.")] = None,
+    workers: Annotated[int, typer.Option("--workers", help="Worker processes, each with its own readers.")] = 1,
+    readers: Annotated[int, typer.Option("--readers", help="Requests a worker answers at once.")] = 4,
+    sql: Annotated[bool, typer.Option("--sql", help="Enable the read-only SQL endpoint /ctmirror/v1/sql.")] = False,
+) -> None:
+    """Serve the warehouse over HTTP: the ClinicalTrials.gov v2 API under /api/v2 (point a client's base URL here),
+    and every method and statistic under /ctmirror/v1 (OpenAPI at /ctmirror/v1/openapi.json). A newly published
+    state is picked up between requests; SIGTERM finishes the requests in flight, then stops.
+
+    Example: ctmirror serve --port 8000 --as-of 2019-06-01
+    """
+    from ctmirror import arguments
+    from ctmirror.server.app import Settings, create_app
+    from ctmirror.server.app import serve as run
+
+    if workers < 1 or readers < 1:
+        raise InvalidArgument("--workers and --readers must be at least 1")
+    root = Warehouse(options.warehouse).root
+    settings = Settings(root, as_of=arguments.cutoff(as_of), sql=sql, readers=readers)
+    create_app(settings).state.pool.close()  # opens the warehouse once now: a wrong folder fails here, clearly
+    say(f"serving {root} on http://{host}:{port} (/api/v2, /ctmirror/v1)"
+        + (f" as of {settings.as_of}" if settings.as_of else ""))
+    run(settings, host=host, port=port, workers=workers)
+
+
+@app.command("mcp")
+def mcp_command(
+    as_of: Annotated[Optional[str], typer.Option("--as-of", help="Answer every tool strictly as of this date.")]
+    = None,
+) -> None:
+    """Agent tools over the Model Context Protocol, on stdin/stdout: every method and statistic, a study record,
+    counts, field values and definitions, posted results, find_eligible. Add it to an MCP client's configuration
+    as the command `ctmirror -w WAREHOUSE mcp`; `ctmirror serve` offers the same at /mcp over HTTP.
+
+    Example: ctmirror -w warehouse mcp --as-of 2019-06-01
+    """
+    from ctmirror import arguments
+    from ctmirror.server.agent_tools import run_stdio
+
+    run_stdio(Warehouse(options.warehouse).root, as_of=arguments.cutoff(as_of))
+
+
+@app.command()
 def pin(state: Annotated[str, typer.Argument(help="A published state id (see `ctmirror status`).")],
         remove: Annotated[bool, typer.Option("--remove", help="Unpin instead.")] = False) -> None:
     """Keep a published state past the retention of the last N, so a backtest can reopen it later.

@@ -15,8 +15,8 @@ WITH calls AS (
            coalesce(unnest(cutoffs)::DATE, today::DATE) AS reference_day
 ),
 trials AS (
-    SELECT m.k, t.version_no, t.nct_id, t.content_hash, t.first_drug, t.sponsor, t.sponsor_key, t.phase,
-           t.phase_rank, t.overall_status, t.enrollment, t.start_day, t.start_date, t.as_of_exact
+    SELECT m.k, t.version_no, t.card_no, t.sponsor, t.sponsor_key, t.phase, t.phase_rank, t.overall_status,
+           t.enrollment, t.start_day, t.start_date, t.as_of_exact
     FROM field_studies_many('condition', condition_queries, as_ofs) AS m
     JOIN calls USING (k)
     JOIN trial_card AS t USING (version_no)
@@ -55,7 +55,11 @@ recent_trials AS (
     JOIN calls USING (k)
     WHERE t.start_day >= make_date(year(calls.reference_day) - 2, 1, 1) AND t.start_day <= calls.reference_day
 ),
-recent AS (SELECT *, content_hash AS version, first_drug AS drug FROM recent_trials)
+recent AS (  -- the few recent trials' texts, read for them alone
+    SELECT r.*, c.nct_id, c.content_hash AS version, c.first_drug AS drug
+    FROM recent_trials AS r
+    JOIN trial_card AS c USING (card_no)
+)
 SELECT
     calls.k,
     coalesce(total.n, 0) AS total_trial_count,

@@ -1,0 +1,387 @@
+"""Agent tools over the Model Context Protocol (the official `mcp` SDK): `ctmirror mcp` (stdio) and /mcp in
+`ctmirror serve` (streamable HTTP).
+
+The tools are the registry's methods and statistics (their JSON schemas are the request models', validated by the
+registry as every surface is), plus what agents use on the live API: a study record with capped lists, a count for a
+query, field values, field definitions, posted results, and find_eligible with its funnel. Every answer is structured
+content; every error a typed code with a hint (the contract's envelope), never a traceback. With a cutoff, every tool
+answers strictly as of it, and the server's instructions tell the agent the date it lives in.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp.types as types
+from mcp.server.lowlevel import Server
+
+from ctmirror import __version__
+from ctmirror.core.errors import CtmirrorError, InvalidArgument, NotFound
+from ctmirror.mirror import Mirror
+from ctmirror.registry import METHODS
+from ctmirror.server import v2
+from ctmirror.server.pool import MirrorPool
+from ctmirror.server.records import field_tree
+
+MAX_RESULTS_STUDIES = 20
+DEFAULT_LIST_CAP = 25
+
+
+def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A request model's JSON schema as a tool's input schema (without our CLI's hints)."""
+    properties = {name: {k: v for k, v in field.items() if k not in ("cli", "title")}
+                  for name, field in schema.get("properties", {}).items()}
+    return {"type": "object", "properties": properties, "required": schema.get("required", []),
+            "additionalProperties": False}
+
+
+NCT_IDS = {"type": "string", "description": "An NCT identifier, e.g. NCT00711542 (an alias resolves)."}
+V2_QUERY = {
+    "type": "object", "additionalProperties": False,
+    "properties": {
+        "query.cond": {"type": "string", "description": "Conditions, in Essie syntax (as the v2 API's query.cond)."},
+        "query.intr": {"type": "string", "description": "Interventions or drugs (Essie)."},
+        "query.term": {"type": "string", "description": "Other terms (Essie): AREA[Phase](PHASE2 OR PHASE3), "
+                                                        "AREA[StartDate]RANGE[2020-01-01, MAX], ..."},
+        "query.locn": {"type": "string", "description": "A place: 'Boston, MA', 'Germany'."},
+        "query.spons": {"type": "string", "description": "Lead sponsor or collaborator."},
+        "query.titles": {"type": "string", "description": "Title or acronym words."},
+        "filter.overallStatus": {"type": "string", "description": "Statuses, comma-separated: RECRUITING,..."},
+        "aggFilters": {"type": "string", "description": "phase:2 3,sex:f,studyType:int,results:with ..."},
+        "filter.geo": {"type": "string", "description": "distance(lat,lon,50mi)"},
+    },
+}
+EXTRA_TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
+    "get_study": ("A study's full record (the registry's JSON, as of the server's cutoff) by NCT ID, with lists longer "
+                  "than max_list_items cut to that many; `capped` says which lists were cut and their full length.",
+                  {"type": "object", "additionalProperties": False, "required": ["nct_id"],
+                   "properties": {"nct_id": NCT_IDS,
+                                  "max_list_items": {"type": "integer", "minimum": 1, "maximum": 1000,
+                                                     "default": DEFAULT_LIST_CAP}}}),
+    "count_studies": ("How many studies a query finds, with the v2 API's parameters (Essie expressions, filters).",
+                      V2_QUERY),
+    "field_values": ("Values of a field with how many studies have each: OverallStatus, Phase, StudyType, Sex, "
+                     "StdAge, LeadSponsorClass, LeadSponsorName, HasResults.",
+                     {"type": "object", "additionalProperties": False, "required": ["fields"],
+                      "properties": {"fields": {"type": "array", "items": {"type": "string"}, "minItems": 1}}}),
+    "field_definitions": ("Find fields of the v2 study record: pieces, paths, types and descriptions matching "
+                          "words, or the children of a path.",
+                          {"type": "object", "additionalProperties": False,
+                           "properties": {"query": {"type": "string", "description": "Words to look for."},
+                                          "path": {"type": "string", "description": "A dotted path, e.g. "
+                                                   "protocolSection.statusModule"}}}),
+    "get_results": ("Posted results of up to 20 studies: outcome measures, adverse events, participant flow and "
+                    "baseline, from the stored records (none for a study without results by the cutoff).",
+                    {"type": "object", "additionalProperties": False, "required": ["nct_ids"],
+                     "properties": {"nct_ids": {"type": "array", "items": NCT_IDS, "minItems": 1,
+                                                "maxItems": MAX_RESULTS_STUDIES}}}),
+    "find_eligible": ("Trials a patient could join: conditions, age, sex, healthy volunteer, location, recruiting "
+                      "only; with the funnel of how many studies each filter kept.",
+                      {"type": "object", "additionalProperties": False, "required": ["conditions"],
+                       "properties": {
+                           "conditions": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+                           "age_years": {"type": "number", "minimum": 0, "maximum": 130},
+                           "sex": {"type": "string", "enum": ["FEMALE", "MALE"]},
+                           "healthy_volunteer": {"type": "boolean"},
+                           "location": {"type": "string", "description": "'Boston, MA', 'Germany'"},
+                           "recruiting_only": {"type": "boolean", "default": True},
+                           "max_results": {"type": "integer", "minimum": 1, "maximum": 200, "default": 20}}}),
+}
+
+
+def tool_list() -> list[types.Tool]:
+    tools = [types.Tool(name=method.name, description=method.help + _cutoff_note(method.scoped),
+                        inputSchema=_clean_schema(method.request.model_json_schema()))
+             for method in METHODS.values()]
+    tools += [types.Tool(name=name, description=description, inputSchema=schema)
+              for name, (description, schema) in EXTRA_TOOLS.items()]
+    return tools
+
+
+def _cutoff_note(scoped: bool) -> str:
+    return (" date_before (YYYY-MM-DD) answers as the registry stood that day (strict: nothing published later)."
+            if scoped else "")
+
+
+# ---- running a tool ----------------------------------------------------------------------------------------
+def run_tool(mirror: Mirror, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A tool's structured answer (always a JSON object); CtmirrorError for a bad call."""
+    if not isinstance(arguments, dict):
+        raise InvalidArgument("arguments must be an object")
+    if name in METHODS:
+        answer = mirror.call(name, **arguments)
+        if answer is None:
+            raise NotFound(f"no trial {arguments.get('nct_id')!r}" + _at(mirror), invalid_input=arguments.get("nct_id"))
+        if isinstance(answer, list):
+            return {"results": [a.model_dump(mode="json") if hasattr(a, "model_dump") else a for a in answer]}
+        return answer.model_dump(mode="json")
+    if name not in EXTRA_TOOLS:
+        raise NotFound(f"no tool {name!r}", hint="list the tools (tools/list)")
+    _check_arguments(name, arguments)
+    try:
+        return TOOLS[name](mirror, arguments)
+    except v2.V2Error as exc:
+        if exc.status == 404:
+            raise NotFound(str(exc)) from None
+        raise InvalidArgument(str(exc)) from None
+
+
+def _check_arguments(name: str, arguments: dict[str, Any]) -> None:
+    schema = EXTRA_TOOLS[name][1]
+    unknown = sorted(set(arguments) - set(schema["properties"]))
+    if unknown:
+        raise InvalidArgument(f"{name}: unknown argument {unknown[0]!r}; it takes {', '.join(schema['properties'])}",
+                              invalid_input=unknown[0])
+    for required in schema.get("required", []):
+        if arguments.get(required) in (None, "", []):
+            raise InvalidArgument(f"{name}: {required} is required", invalid_input=None)
+
+
+def _at(mirror: Mirror) -> str:
+    return f" as of {mirror.as_of}" if mirror.as_of else ""
+
+
+def _get_study(mirror: Mirror, arguments: dict[str, Any]) -> dict[str, Any]:
+    cap = arguments.get("max_list_items", DEFAULT_LIST_CAP)
+    if not isinstance(cap, int) or not 1 <= cap <= 1000:
+        raise InvalidArgument("max_list_items must be a whole number from 1 to 1000", invalid_input=cap)
+    _, record = v2.study(mirror, str(arguments["nct_id"]), {}, mirror.as_of)
+    capped: list[dict[str, Any]] = []
+    return {"study": _capped(record, cap, "", capped), "capped": capped}
+
+
+def _capped(node: Any, cap: int, path: str, capped: list[dict[str, Any]]) -> Any:
+    if isinstance(node, list):
+        if len(node) > cap:
+            capped.append({"path": path, "total": len(node), "kept": cap})
+        return [_capped(item, cap, f"{path}[{i}]", capped) for i, item in enumerate(node[:cap])]
+    if isinstance(node, dict):
+        return {k: _capped(v, cap, f"{path}.{k}" if path else k, capped) for k, v in node.items()}
+    return node
+
+
+def _count(mirror: Mirror, arguments: dict[str, Any]) -> dict[str, Any]:
+    params = {k: str(v) for k, v in arguments.items()}
+    page, _ = v2.studies(mirror, {**params, "countTotal": "true", "pageSize": "1", "fields": "NCTId"}, mirror.as_of)
+    return {"total": page["totalCount"], "query": arguments}
+
+
+def _field_values(mirror: Mirror, arguments: dict[str, Any]) -> dict[str, Any]:
+    fields = arguments["fields"]
+    if not isinstance(fields, list) or not all(isinstance(f, str) for f in fields):
+        raise InvalidArgument("fields must be a list of field names", invalid_input=fields)
+    return {"fields": v2.field_values(mirror, fields)}
+
+
+def _field_definitions(mirror: Mirror, arguments: dict[str, Any]) -> dict[str, Any]:
+    query, wanted = (arguments.get("query") or "").lower().split(), (arguments.get("path") or "").strip(".")
+    found: list[dict[str, Any]] = []
+
+    def describe(node: dict[str, Any], path: str) -> dict[str, Any]:
+        return {"path": path, "piece": node.get("piece"), "type": node.get("type"),
+                "source_type": node.get("sourceType"), "title": node.get("title"),
+                "description": (node.get("description") or "")[:300] or None,
+                "children": len(node.get("children", []))}
+
+    def walk(node: dict[str, Any], parent: str) -> None:
+        path = f"{parent}.{node['name']}" if parent else node["name"]
+        if wanted and path.lower() == wanted.lower():
+            found.extend(describe(child, f"{path}.{child['name']}") for child in node.get("children", []))
+        elif not wanted and query:
+            text = " ".join(str(node.get(k) or "") for k in ("name", "piece", "title", "description")).lower()
+            if all(word in text for word in query):
+                found.append(describe(node, path))
+        for child in node.get("children", []):
+            walk(child, path)
+
+    if not query and not wanted:
+        return {"fields": [describe(node, node["name"]) for node in field_tree()]}
+    for node in field_tree():
+        walk(node, "")
+    if wanted and not found and not any(wanted.lower() == n["name"].lower() for n in field_tree()):
+        raise InvalidArgument(f"field_definitions: no field at {wanted!r}", invalid_input=wanted,
+                              recovery_hint="call field_definitions with query words to find its path")
+    return {"fields": found[:50], "more": max(0, len(found) - 50)}
+
+
+RESULT_PARTS = ("participantFlowModule", "baselineCharacteristicsModule", "outcomeMeasuresModule",
+                "adverseEventsModule")
+
+
+def _get_results(mirror: Mirror, arguments: dict[str, Any]) -> dict[str, Any]:
+    ids = arguments["nct_ids"]
+    if not isinstance(ids, list) or not 1 <= len(ids) <= MAX_RESULTS_STUDIES:
+        raise InvalidArgument(f"nct_ids must list 1 to {MAX_RESULTS_STUDIES} NCT IDs", invalid_input=ids)
+    studies = []
+    for nct_id in ids:
+        try:
+            canonical, record = v2.study(mirror, str(nct_id), {}, mirror.as_of)
+        except v2.V2Error as exc:
+            studies.append({"nct_id": str(nct_id), "error": str(exc)})
+            continue
+        capped: list[dict[str, Any]] = []
+        section = record.get("resultsSection") or {}
+        studies.append({"nct_id": canonical, "has_results": bool(record.get("hasResults")),
+                        **{part: _capped(section[part], DEFAULT_LIST_CAP, part, capped)
+                           for part in RESULT_PARTS if part in section},
+                        "capped": capped})
+    return {"studies": studies}
+
+
+def _find_eligible(mirror: Mirror, arguments: dict[str, Any]) -> dict[str, Any]:
+    conditions = arguments["conditions"]
+    if not isinstance(conditions, list) or not all(isinstance(c, str) and c.strip() for c in conditions):
+        raise InvalidArgument("conditions must be a list of condition names", invalid_input=conditions)
+    limit = arguments.get("max_results", 20)
+    if not isinstance(limit, int) or not 1 <= limit <= 200:
+        raise InvalidArgument("max_results must be a whole number from 1 to 200", invalid_input=limit)
+    quoted = " OR ".join('"' + re.sub(r'["()]', " ", c).strip() + '"' for c in conditions)
+    stages: list[tuple[str, dict[str, str]]] = [("conditions", {"query.cond": quoted})]
+    terms: list[str] = []
+    if arguments.get("recruiting_only", True):
+        stages.append(("recruiting", {"filter.overallStatus": "RECRUITING"}))
+    age = arguments.get("age_years")
+    if age is not None:
+        if not isinstance(age, (int, float)) or not 0 <= age <= 130:
+            raise InvalidArgument("age_years must be a number from 0 to 130", invalid_input=age)
+        terms.append(f"(AREA[MinimumAge]RANGE[MIN, {age:g} years] OR AREA[MinimumAge]MISSING) AND "
+                     f"(AREA[MaximumAge]RANGE[{age:g} years, MAX] OR AREA[MaximumAge]MISSING)")
+        stages.append(("age", {"query.term": " AND ".join(terms)}))
+    sex = arguments.get("sex")
+    if sex is not None:
+        if sex not in ("FEMALE", "MALE"):
+            raise InvalidArgument("sex must be FEMALE or MALE", invalid_input=sex)
+        stages.append(("sex", {"aggFilters": f"sex:{sex[0].lower()}"}))
+    if arguments.get("healthy_volunteer"):
+        terms.append("AREA[HealthyVolunteers]TRUE")
+        stages.append(("healthy volunteers accepted", {"query.term": " AND ".join(terms)}))
+    if arguments.get("location"):
+        stages.append(("location", {"query.locn": str(arguments["location"])}))
+    params: dict[str, str] = {}
+    funnel = []
+    for stage, added in stages:
+        params.update(added)
+        page, _ = v2.studies(mirror, {**params, "countTotal": "true", "pageSize": "1", "fields": "NCTId"},
+                             mirror.as_of)
+        funnel.append({"stage": stage, "studies": page["totalCount"]})
+    page, _ = v2.studies(mirror, {**params, "pageSize": str(limit), "fields": ",".join(ELIGIBLE_FIELDS)},
+                         mirror.as_of)
+    return {"funnel": funnel, "studies": page["studies"], "more": "nextPageToken" in page}
+
+
+ELIGIBLE_FIELDS = ("NCTId", "BriefTitle", "OverallStatus", "Condition", "Phase", "MinimumAge", "MaximumAge", "Sex",
+                   "HealthyVolunteers", "LocationFacility", "LocationCity", "LocationCountry")
+TOOLS = {"get_study": _get_study, "count_studies": _count, "field_values": _field_values,
+         "field_definitions": _field_definitions, "get_results": _get_results, "find_eligible": _find_eligible}
+
+
+# ---- the server ----------------------------------------------------------------------------------------------
+def instructions(pool: MirrorPool) -> str:
+    as_of = pool.as_of
+    when = (f"You live on {as_of.isoformat()}: every tool answers strictly as ClinicalTrials.gov stood that day; "
+            "nothing published later exists for you (no study first posted later, no later status or results)."
+            if as_of else "Tools answer from the warehouse's current state of the registry; methods take date_before "
+                          "to answer as of a past date.")
+    return ("ctmirror: an offline mirror of ClinicalTrials.gov. " + when + " Start with get_landscape or "
+            "search_trials for a drug and condition; get_trial or get_study for one NCT ID; count_studies and "
+            "field_values for numbers; find_eligible for a patient.")
+
+
+def build_server(root: Path, *, as_of: date | None = None, readers: int = 2) -> tuple[Server, MirrorPool]:
+    pool = MirrorPool(root, as_of=as_of, size=readers)
+    server = Server("ctmirror", version=__version__, instructions=instructions(pool))
+
+    def in_thread(work):
+        def run():
+            with pool.mirror() as mirror:
+                return work(mirror)
+        return anyio.to_thread.run_sync(run)
+
+    @server.list_tools()
+    async def list_tools() -> list[types.Tool]:
+        return tool_list()
+
+    @server.call_tool(validate_input=False)  # the registry validates, and says what is wrong with a typed code
+    async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        try:
+            answer = await in_thread(lambda mirror: run_tool(mirror, name, arguments or {}))
+        except CtmirrorError as exc:
+            envelope = exc.envelope()
+            return types.CallToolResult(content=[types.TextContent(type="text", text=json.dumps(envelope))],
+                                        structuredContent=envelope, isError=True)
+        except Exception as exc:  # noqa: BLE001 - an agent gets a typed error, never a traceback
+            envelope = CtmirrorError(f"the tool failed: {type(exc).__name__}").envelope()
+            return types.CallToolResult(content=[types.TextContent(type="text", text=json.dumps(envelope))],
+                                        structuredContent=envelope, isError=True)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=json.dumps(answer))],
+                                    structuredContent=answer)
+
+    @server.list_resource_templates()
+    async def templates() -> list[types.ResourceTemplate]:
+        return [types.ResourceTemplate(uriTemplate="ctgov://study/{nctId}", name="study",
+                                       description="A study's record (the registry's JSON) as of the server's cutoff",
+                                       mimeType="application/json")]
+
+    @server.list_resources()
+    async def resources() -> list[types.Resource]:
+        return []
+
+    @server.read_resource()
+    async def read_resource(uri) -> str:
+        found = re.fullmatch(r"ctgov://study/([A-Za-z0-9]+)", str(uri))
+        if not found:
+            raise ValueError(f"unknown resource {uri}: ctgov://study/NCT... is the one this server has")
+
+        def read(mirror: Mirror) -> str:
+            try:
+                return json.dumps(v2.study(mirror, found.group(1), {}, mirror.as_of)[1])
+            except v2.V2Error as exc:
+                raise ValueError(str(exc)) from None
+
+        return await in_thread(read)
+
+    @server.list_prompts()
+    async def prompts() -> list[types.Prompt]:
+        return [types.Prompt(name="landscape_analysis", description="A competitive landscape of a condition",
+                             arguments=[types.PromptArgument(name="condition", required=True),
+                                        types.PromptArgument(name="date_before", required=False,
+                                                             description="YYYY-MM-DD: as the registry stood then")])]
+
+    @server.get_prompt()
+    async def prompt(name: str, arguments: dict[str, str] | None) -> types.GetPromptResult:
+        if name != "landscape_analysis":
+            raise ValueError(f"no prompt {name!r}")
+        condition = (arguments or {}).get("condition")
+        if not condition:
+            raise ValueError("landscape_analysis needs a condition")
+        when = (arguments or {}).get("date_before")
+        dated = f' with date_before="{when}"' if when else ""
+        text = (f"Analyse the clinical-trial landscape of {condition}{dated}. Call get_landscape for the competitors "
+                "and phases, stats_by_phase and stats_by_status for the shape of the field, get_terminated for what "
+                f"failed and why, and detect_whitespace for promising drugs the competitors test but nobody tests in "
+                f"{condition}. Cite NCT IDs; say how many trials each figure rests on.")
+        return types.GetPromptResult(description=f"landscape of {condition}", messages=[
+            types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))])
+
+    return server, pool
+
+
+def run_stdio(root: Path, *, as_of: date | None = None) -> None:
+    """`ctmirror mcp`: the server on stdin/stdout until the client closes it."""
+    from mcp.server.stdio import stdio_server
+
+    server, pool = build_server(root, as_of=as_of)
+
+    async def main() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    try:
+        anyio.run(main)
+    finally:
+        pool.close()

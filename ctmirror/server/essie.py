@@ -1,0 +1,200 @@
+"""Essie, the query syntax of ClinicalTrials.gov's `query.*` and `filter.advanced` parameters, parsed into a tree.
+
+Supported: words and "quoted phrases", AND, OR, NOT (and a leading minus), parentheses, AREA[Field] before a term or
+a parenthesised expression, RANGE[low, high] with MIN/MAX, dates and ages ("50 years"), MISSING, and
+EXPANSION[None|Term|Concept|Relaxation|Lossy] (accepted; locally every match is the methods' match, so it changes
+nothing: docs/serve.md). Adjacent words with no operator between them are one Words node: the search areas of
+conditions and interventions match them as one phrase (as the methods do), the other areas word by word. Anything
+else (SEARCH[...], COVERAGE[...], a dangling operator, an unclosed bracket) is an EssieError naming the part, which
+the server answers with 400: never a silently different answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MAX_QUERY_CHARACTERS = 10_000
+MAX_DEPTH = 50
+
+
+class EssieError(ValueError):
+    """A query the parser does not accept; `part` is the text that stopped it."""
+
+    def __init__(self, message: str, part: str) -> None:
+        super().__init__(message)
+        self.part = part
+
+
+@dataclass(frozen=True)
+class Words:
+    """Adjacent bare words, or one quoted phrase (quoted: True)."""
+    text: str
+    quoted: bool = False
+
+
+@dataclass(frozen=True)
+class Range:
+    low: str | None  # None: MIN
+    high: str | None  # None: MAX
+
+
+@dataclass(frozen=True)
+class Missing:
+    pass
+
+
+@dataclass(frozen=True)
+class Area:
+    field: str
+    expression: object
+
+
+@dataclass(frozen=True)
+class Not:
+    expression: object
+
+
+@dataclass(frozen=True)
+class And:
+    parts: tuple
+
+
+@dataclass(frozen=True)
+class Or:
+    parts: tuple
+
+
+EXPANSIONS = ("none", "term", "concept", "relaxation", "lossy")
+_TOKEN = re.compile(r'\s*(?:(?P<quoted>"[^"]*")|(?P<open>\()|(?P<close>\))|(?P<op>\b(?:AND|OR|NOT)\b)'
+                    r'|(?P<operator>(?:AREA|RANGE|EXPANSION|SEARCH|COVERAGE|DISTANCE)\[[^\]]*\])'
+                    r'|(?P<missing>\bMISSING\b)|(?P<minus>-(?=\S))|(?P<word>[^\s()"]+))')
+
+
+def parse(text: str) -> object:
+    """The tree of one Essie expression."""
+    if len(text) > MAX_QUERY_CHARACTERS:
+        raise EssieError(f"the expression is longer than {MAX_QUERY_CHARACTERS:,} characters", text[:40] + "...")
+    tokens = _tokens(text)
+    if not tokens:
+        raise EssieError("the expression is empty", text)
+    parser = _Parser(tokens)
+    tree = parser.expression(0)
+    if parser.position < len(tokens):
+        kind, value = tokens[parser.position]
+        raise EssieError(f"unexpected {value!r}" + (": a ')' without its '('" if kind == "close" else ""), value)
+    return tree
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    tokens, position = [], 0
+    while position < len(text):
+        if text[position:].strip() == "":
+            break
+        found = _TOKEN.match(text, position)
+        if found is None or found.end() == position:
+            rest = text[position:].strip()
+            raise EssieError(f"cannot read {rest[:40]!r}" + (": a '\"' without its closing '\"'"
+                                                             if rest.startswith('"') else ""), rest[:40])
+        kind = found.lastgroup
+        tokens.append((kind, found.group(kind)))
+        position = found.end()
+    return tokens
+
+
+class _Parser:
+    def __init__(self, tokens: list[tuple[str, str]]) -> None:
+        self.tokens = tokens
+        self.position = 0
+
+    def peek(self) -> tuple[str, str] | None:
+        return self.tokens[self.position] if self.position < len(self.tokens) else None
+
+    def take(self) -> tuple[str, str]:
+        token = self.tokens[self.position]
+        self.position += 1
+        return token
+
+    def expression(self, depth: int) -> object:
+        if depth > MAX_DEPTH:
+            raise EssieError(f"the expression nests deeper than {MAX_DEPTH} levels", "(")
+        parts = [self.conjunction(depth)]
+        while self.peek() == ("op", "OR"):
+            self.take()
+            parts.append(self.conjunction(depth))
+        return parts[0] if len(parts) == 1 else Or(tuple(parts))
+
+    def conjunction(self, depth: int) -> object:
+        parts = [self.unary(depth)]
+        joined = [False]  # whether an explicit AND came before each part
+        while True:
+            token = self.peek()
+            if token == ("op", "AND"):
+                self.take()
+                parts.append(self.unary(depth))
+                joined.append(True)
+            elif token is not None and token[0] != "close" and token != ("op", "OR"):
+                parts.append(self.unary(depth))  # adjacency is AND
+                joined.append(False)
+            else:
+                break
+        merged: list[object] = []
+        for part, explicit in zip(parts, joined):  # adjacent bare words are one phrase-like node
+            if (not explicit and merged and isinstance(part, Words) and not part.quoted
+                    and isinstance(merged[-1], Words) and not merged[-1].quoted):
+                merged[-1] = Words(f"{merged[-1].text} {part.text}")
+            else:
+                merged.append(part)
+        return merged[0] if len(merged) == 1 else And(tuple(merged))
+
+    def unary(self, depth: int) -> object:
+        token = self.peek()
+        if token is None:
+            raise EssieError("the expression ends where a term was expected", self.tokens[-1][1])
+        kind, value = token
+        if kind == "op" and value == "NOT" or kind == "minus":
+            self.take()
+            return Not(self.unary(depth + 1))
+        if kind == "op":
+            raise EssieError(f"{value} needs a term on each side", value)
+        return self.primary(depth)
+
+    def primary(self, depth: int) -> object:
+        kind, value = self.take()
+        if kind == "open":
+            inner = self.expression(depth + 1)
+            if self.peek() is None or self.peek()[0] != "close":
+                raise EssieError("a '(' without its ')'", "(")
+            self.take()
+            return inner
+        if kind == "close":
+            raise EssieError("a ')' without its '('", ")")
+        if kind == "quoted":
+            phrase = value[1:-1].strip()
+            if not phrase:
+                raise EssieError('an empty quoted phrase', value)
+            return Words(phrase, quoted=True)
+        if kind == "missing":
+            return Missing()
+        if kind == "operator":
+            name, argument = value[:value.index("[")], value[value.index("[") + 1:-1].strip()
+            if name == "AREA":
+                if not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", argument):
+                    raise EssieError(f"AREA[{argument}] does not name a field", value)
+                return Area(argument, self.unary(depth + 1))
+            if name == "RANGE":
+                return _range(argument, value)
+            if name == "EXPANSION":
+                if argument.lower() not in EXPANSIONS:
+                    raise EssieError(f"EXPANSION[{argument}] is not one of {', '.join(EXPANSIONS)}", value)
+                return self.unary(depth + 1)  # every local match is the methods' one: see the module's note
+            raise EssieError(f"{name}[...] is not supported by ctmirror", value)
+        return Words(value)
+
+
+def _range(argument: str, token: str) -> Range:
+    bounds = [b.strip() for b in argument.split(",")]
+    if len(bounds) != 2 or not all(bounds):
+        raise EssieError("RANGE takes two bounds: RANGE[low, high] (MIN or MAX for an open end)", token)
+    low, high = (None if b.upper() in ("MIN", "MAX") else b for b in bounds)
+    return Range(low, high)

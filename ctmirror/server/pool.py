@@ -1,0 +1,78 @@
+"""The Mirrors a server answers on: a few read-only Mirrors of the warehouse's current state (each request takes one,
+so DuckDB's work runs in parallel on separate connections), reopened on the new state when a sync publishes one,
+between requests: a request always finishes on the state it started on."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date
+from pathlib import Path
+
+from ctmirror.core.errors import StateNotFound
+from ctmirror.core.warehouse import STATE_ID
+from ctmirror.mirror import Mirror
+
+
+class MirrorPool:
+    """At most `size` Mirrors answer at once; idle ones are kept per state, those of a state no longer current are
+    closed when returned."""
+
+    def __init__(self, root: Path, *, as_of: date | None = None, size: int = 2) -> None:
+        self.root, self.as_of, self.size = Path(root), as_of, max(1, size)
+        self._slots = threading.BoundedSemaphore(self.size)
+        self._lock = threading.Lock()
+        self._idle: dict[str, list[Mirror]] = {}
+        first = Mirror(self.root, as_of=as_of)  # fails now, with the warehouse's own message, if it cannot open
+        self.frozen, self._first_state = first.frozen, first.state_id
+        self._idle[first.state_id] = [first]
+
+    def current_state_id(self) -> str:
+        """The state `current` points at, read from the link itself (a snapshot folder has one state only)."""
+        if self.frozen:
+            return self._first_state
+        try:
+            return os.path.basename(os.readlink(self.root / "current"))
+        except OSError:
+            return Mirror(self.root).state_id  # raises the warehouse's own message
+
+    @contextmanager
+    def mirror(self, state_id: str | None = None) -> Iterator[Mirror]:
+        """A Mirror of `state_id` (default: the current state), for one request."""
+        with self._slots:
+            wanted = state_id or self.current_state_id()
+            with self._lock:
+                idle = self._idle.get(wanted)
+                mirror = idle.pop() if idle else None
+            if mirror is None:
+                if state_id is not None and not STATE_ID.fullmatch(state_id):
+                    raise StateNotFound(f"state {state_id!r} is not one of this warehouse's",
+                                        hint="start again without the page token")
+                mirror = Mirror(self.root, as_of=self.as_of) if self.frozen or state_id is None else \
+                    Mirror(self.root, state=wanted, as_of=self.as_of)
+            try:
+                yield mirror
+            finally:
+                self._put_back(mirror)
+
+    def _put_back(self, mirror: Mirror) -> None:
+        current = self.current_state_id()
+        closing = []
+        with self._lock:
+            if mirror.state_id == current or self.frozen:
+                self._idle.setdefault(mirror.state_id, []).append(mirror)
+            else:
+                closing.append(mirror)
+            for state_id in [s for s in self._idle if s != current and not self.frozen]:
+                closing.extend(self._idle.pop(state_id))
+        for old in closing:
+            old.close()
+
+    def close(self) -> None:
+        with self._lock:
+            for mirrors in self._idle.values():
+                for mirror in mirrors:
+                    mirror.close()
+            self._idle.clear()

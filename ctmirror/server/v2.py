@@ -1,0 +1,496 @@
+"""The ClinicalTrials.gov v2 API's GET /api/v2/studies, answered from a Mirror: its query parameters, the Essie
+expressions they hold (ctmirror/server/essie.py) matched as the methods match, filters, sorting, paging with
+page tokens, `fields` projections and CSV. Every query runs from sql/serve/ with its values bound.
+
+Each Essie term becomes a set of versions (with scores, for relevance) from one leaf query; AND, OR and NOT combine
+the sets; the page query then keeps the trial_card rows shown at the server's cutoff (NULL: the current state) and
+applies the filters, sort and page. What is not supported is a V2Error (400) naming it.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import hashlib
+import hmac
+import io
+import json
+import re
+from dataclasses import dataclass
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from ctmirror.core.sqlfiles import read_sql
+from ctmirror.server import essie
+from ctmirror.server.records import UnknownField, field_paths, project, record_as_of, values_at
+
+if TYPE_CHECKING:
+    from ctmirror.mirror import Mirror
+
+DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE = 10, 1_000
+MAX_PAGE_OFFSET = 10_000_000
+
+
+class V2Error(Exception):
+    """A request the v2 API would refuse: `status` and a plain-text message, as the API answers."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Context:
+    """Where an Essie term is looked for. kind: 'text' (the search index: field, areas; phrase: bare words matched
+    as one phrase), 'value' (a structured field of trial_card), or one of the leaf queries of sql/serve/."""
+    kind: str
+    field: str = ""
+    areas: tuple[str, ...] | None = None
+    phrase: bool = False
+
+
+QUERY_PARAMETERS = {
+    "query.cond": Context("text", "condition", None, phrase=True),
+    "query.intr": Context("text", "intervention", None, phrase=True),
+    "query.term": Context("text", "term"),
+    "query.titles": Context("text", "term", ("Acronym", "BriefTitle", "OfficialTitle")),
+    "query.locn": Context("location"),
+    "query.spons": Context("sponsor"),
+    "query.lead": Context("lead_sponsor"),
+    "query.outc": Context("outcome"),
+    "query.id": Context("id"),
+}
+ADVANCED = Context("text", "term")
+# AREA[...] names → where they are looked for. The search index's areas are matched as the methods match.
+INDEX_AREAS = {
+    "condition": ("Condition", "ConditionMeshTerm", "ConditionAncestorTerm", "Keyword"),
+    "intervention": ("InterventionName", "InterventionOtherName", "InterventionMeshTerm", "InterventionAncestorTerm",
+                     "ArmGroupLabel", "ArmGroupDescription"),
+    "term": ("BriefTitle", "OfficialTitle", "Acronym", "NCTId", "BriefSummary"),
+}
+STRUCTURED_AREAS = ("OverallStatus", "Phase", "StudyType", "Sex", "StdAge", "LeadSponsorClass", "HasResults",
+                    "MinimumAge", "MaximumAge", "EnrollmentCount", "StartDate", "PrimaryCompletionDate",
+                    "CompletionDate", "StudyFirstPostDate", "LastUpdatePostDate", "ResultsFirstPostDate")
+OTHER_AREAS = {"EligibilityCriteria": Context("eligibility"), "LeadSponsorName": Context("lead_sponsor"),
+               "LocationCountry": Context("location"), "LocationCity": Context("location"),
+               "LocationState": Context("location"), "LocationFacility": Context("location"),
+               "OutcomeMeasure": Context("outcome"), "PrimaryOutcomeMeasure": Context("outcome"),
+               "SecondaryOutcomeMeasure": Context("outcome"), "NCTIdAlias": Context("id"),
+               "CollaboratorName": Context("sponsor"), "HealthyVolunteers": Context("healthy")}
+AREAS: dict[str, Context] = {
+    **{area.lower(): Context("text", field, (area,), phrase=field != "term")
+       for field, areas in INDEX_AREAS.items() for area in areas},
+    **{area.lower(): Context("value", area) for area in STRUCTURED_AREAS},
+    **{area.lower(): context for area, context in OTHER_AREAS.items()},
+}
+SORTABLE = {name.lower(): name for name in ("EnrollmentCount", "StartDate", "PrimaryCompletionDate", "CompletionDate",
+                                            "StudyFirstPostDate", "LastUpdatePostDate", "ResultsFirstPostDate")}
+AGG_FILTERS = {
+    "phase": ("phases", {"0": "EARLY_PHASE1", "1": "PHASE1", "2": "PHASE2", "3": "PHASE3", "4": "PHASE4", "na": "NA"}),
+    # a study for all sexes admits women and men alike, as the API's sex filter counts it
+    "sex": ("sexes", {"f": ("FEMALE", "ALL"), "m": ("MALE", "ALL"), "a": ("ALL",)}),
+    "status": ("statuses", {"rec": "RECRUITING", "not": "NOT_YET_RECRUITING", "act": "ACTIVE_NOT_RECRUITING",
+                            "enr": "ENROLLING_BY_INVITATION", "com": "COMPLETED", "ter": "TERMINATED",
+                            "wit": "WITHDRAWN", "sus": "SUSPENDED", "unk": "UNKNOWN", "ava": "AVAILABLE",
+                            "nla": "NO_LONGER_AVAILABLE", "tav": "TEMPORARILY_NOT_AVAILABLE",
+                            "afm": "APPROVED_FOR_MARKETING", "wdn": "WITHHELD"}),
+    "studyType": ("study_types", {"int": "INTERVENTIONAL", "obs": "OBSERVATIONAL", "exp": "EXPANDED_ACCESS"}),
+    "results": ("results", {"with": True, "without": False}),
+}
+STATUSES = {status for _, status in AGG_FILTERS["status"][1].items()}
+GEO = re.compile(r"^distance\((-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?),(\d+(?:\.\d+)?)(km|mi)?\)$")
+NCT_ID = re.compile(r"^[Nn][Cc][Tt]0*([1-9]\d{0,7})$")
+KNOWN_PARAMETERS = {*QUERY_PARAMETERS, "filter.overallStatus", "filter.ids", "filter.advanced", "filter.geo",
+                    "aggFilters", "fields", "sort", "pageSize", "pageToken", "countTotal", "format", "markupFormat",
+                    "postFilter.overallStatus", "postFilter.ids", "postFilter.advanced", "postFilter.geo"}
+# The API's CSV columns by default (its own titles), each the pieces it is made of.
+CSV_COLUMNS = (("NCT Number", "NCTId"), ("Study Title", "BriefTitle"), ("Acronym", "Acronym"),
+               ("Study Status", "OverallStatus"), ("Brief Summary", "BriefSummary"), ("Study Results", "HasResults"),
+               ("Conditions", "Condition"), ("Interventions", "InterventionName"), ("Sponsor", "LeadSponsorName"),
+               ("Collaborators", "CollaboratorName"), ("Sex", "Sex"), ("Phases", "Phase"),
+               ("Enrollment", "EnrollmentCount"), ("Study Type", "StudyType"), ("Start Date", "StartDate"),
+               ("Primary Completion Date", "PrimaryCompletionDate"), ("Completion Date", "CompletionDate"),
+               ("First Posted", "StudyFirstPostDate"), ("Last Update Posted", "LastUpdatePostDate"))
+
+
+def listed(value: str | None) -> list[str] | None:
+    """A comma- or pipe-separated parameter as a list (None: not given)."""
+    if value is None:
+        return None
+    return [part.strip() for part in re.split(r"[,|]", value) if part.strip()]
+
+
+@dataclass
+class Search:
+    """One /api/v2/studies request, parsed and checked."""
+    queries: list[tuple[Context, object]]
+    filters: dict[str, Any]
+    sort: list[tuple[str, int]]
+    page_size: int
+    offset: int
+    count_total: bool
+    fields: list[tuple[str, ...]] | None
+    csv_columns: list[tuple[str, tuple[str, ...]]] | None
+    fingerprint: str
+
+
+def parse_request(params: dict[str, str], mirror: Mirror) -> Search:
+    unknown = sorted(set(params) - KNOWN_PARAMETERS)
+    if unknown:
+        raise V2Error(f"unknown parameter {unknown[0]!r}: ctmirror supports {', '.join(sorted(KNOWN_PARAMETERS))}")
+    for name in ("postFilter.overallStatus", "postFilter.ids", "postFilter.advanced", "postFilter.geo"):
+        if name in params:  # the same as filter.* here: there are no aggregation counts to keep apart
+            params = {**params, name.replace("postFilter", "filter"): params[name]}
+    queries = []
+    for name, context in [*QUERY_PARAMETERS.items(), ("filter.advanced", ADVANCED)]:
+        text = params.get(name)
+        if text is not None and text.strip():
+            try:
+                queries.append((context, essie.parse(text)))
+            except essie.EssieError as exc:
+                raise V2Error(f"{name}: {exc} (at {exc.part!r})") from None
+    filters = _filters(params)
+    sort = _sort(params.get("sort"), has_query=bool(queries))
+    fmt = params.get("format", "json")
+    if fmt not in ("json", "csv"):
+        raise V2Error(f"format must be json or csv, not {fmt!r}")
+    if params.get("markupFormat", "markdown") not in ("markdown", "legacy"):
+        raise V2Error("markupFormat must be markdown or legacy")
+    fields = listed(params.get("fields"))
+    paths = csv_columns = None
+    try:
+        if fmt == "csv":
+            csv_columns = ([(title, field_paths([piece])[0]) for title, piece in CSV_COLUMNS] if not fields else
+                           [(name, path) for name, path in zip(fields, field_paths(fields))])
+        elif fields:
+            paths = field_paths(fields)
+    except UnknownField as exc:
+        raise V2Error(f"fields: {str(exc)!r} is not a field of the study record (see /api/v2/studies/metadata)")
+    try:
+        size = int(params.get("pageSize", DEFAULT_PAGE_SIZE) or DEFAULT_PAGE_SIZE)
+    except ValueError:
+        raise V2Error(f"pageSize must be an integer, not {params['pageSize']!r}") from None
+    if size < 0:
+        raise V2Error("pageSize must not be negative")
+    count_total = params.get("countTotal", "false").lower()
+    if count_total not in ("true", "false"):
+        raise V2Error("countTotal must be true or false")
+    identity = {k: v for k, v in sorted(params.items()) if k not in ("pageToken", "pageSize", "countTotal", "format",
+                                                                       "fields", "markupFormat")}
+    fingerprint = hashlib.sha256(json.dumps(identity).encode()).hexdigest()[:16]
+    offset = 0
+    if params.get("pageToken"):
+        offset = read_page_token(mirror, params["pageToken"], fingerprint)
+    return Search(queries, filters, sort, min(size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE), offset,
+                  count_total == "true", paths, csv_columns, fingerprint)
+
+
+def _filters(params: dict[str, str]) -> dict[str, Any]:
+    filters: dict[str, Any] = {"statuses": None, "phases": None, "sexes": None, "study_types": None, "results": None,
+                               "ids": None, "geo_lat": None, "geo_lon": None, "geo_km": None}
+    statuses = listed(params.get("filter.overallStatus"))
+    if statuses is not None:
+        bad = [s for s in statuses if s.upper() not in STATUSES]
+        if bad:
+            raise V2Error(f"filter.overallStatus: {bad[0]!r} is not a status ({', '.join(sorted(STATUSES))})")
+        filters["statuses"] = [s.upper() for s in statuses]
+    ids = listed(params.get("filter.ids"))
+    if ids is not None:
+        bad = [i for i in ids if not NCT_ID.match(i)]
+        if bad:
+            raise V2Error(f"filter.ids: {bad[0]!r} is not an NCT ID")
+        filters["ids"] = [f"NCT{int(NCT_ID.match(i).group(1)):08d}" for i in ids]
+    geo = params.get("filter.geo")
+    if geo is not None:
+        found = GEO.match(geo.replace(" ", ""))
+        if not found:
+            raise V2Error("filter.geo must be distance(latitude,longitude,distance) with km or mi, "
+                          f"for example distance(39.0035707,-77.1013313,50mi); not {geo!r}")
+        lat, lon, distance, unit = float(found[1]), float(found[2]), float(found[3]), found[4] or "km"
+        filters.update(geo_lat=lat, geo_lon=lon, geo_km=distance * (1.609344 if unit == "mi" else 1.0))
+    for pair in listed(params.get("aggFilters")) or []:
+        name, _, options = pair.partition(":")
+        if name not in AGG_FILTERS:
+            raise V2Error(f"aggFilters: {name!r} is not supported by ctmirror (supported: {', '.join(AGG_FILTERS)})")
+        column, keys = AGG_FILTERS[name]
+        chosen = []
+        for option in options.split():
+            if option.lower() not in keys:
+                raise V2Error(f"aggFilters: {name}:{option} is not an option (one of {', '.join(keys)})")
+            value = keys[option.lower()]
+            chosen.extend(value if isinstance(value, tuple) else [value])
+        if not chosen:
+            raise V2Error(f"aggFilters: {name} needs at least one option")
+        if column == "results":
+            filters["results"] = chosen[0] if len(set(chosen)) == 1 else None
+        else:
+            current = filters[column]
+            filters[column] = chosen if current is None else [c for c in current if c in chosen]
+    return filters
+
+
+def _sort(value: str | None, *, has_query: bool) -> list[tuple[str, int]]:
+    items = listed(value) or []
+    if len(items) > 2:
+        raise V2Error("sort takes at most two fields")
+    sort = []
+    for item in items:
+        name, _, direction = item.partition(":")
+        direction = direction or ("desc" if name == "@relevance" else "asc")
+        if direction not in ("asc", "desc"):
+            raise V2Error(f"sort: {item!r}: the direction is asc or desc")
+        if name == "@relevance":
+            field = "relevance"
+        elif name.lower() in SORTABLE:
+            field = SORTABLE[name.lower()]
+        else:
+            raise V2Error(f"sort: {name!r} is not sortable here (@relevance, {', '.join(SORTABLE.values())})")
+        sort.append((field, 1 if direction == "asc" else -1))
+    if not sort and has_query:
+        sort = [("relevance", -1)]
+    return sort
+
+
+# ---- matching ------------------------------------------------------------------------------------------------
+class Matcher:
+    """Evaluates Essie trees on one Mirror at one cutoff: each leaf a query of sql/serve/, sets combined here."""
+
+    def __init__(self, mirror: Mirror, as_of: date | None) -> None:
+        self.mirror, self.as_of = mirror, as_of
+        self._universe: dict[int, float] | None = None
+
+    def rows(self, name: str, **params: Any) -> list[tuple]:
+        return self.mirror.con.execute(read_sql(f"serve/{name}.sql"), params).fetchall()
+
+    def universe(self) -> dict[int, float]:
+        if self._universe is None:
+            self._universe = {v: 0.0 for (v,) in self.rows("shown_versions", as_of=self.as_of)}
+        return self._universe
+
+    def evaluate(self, node: object, context: Context) -> dict[int, float]:
+        if isinstance(node, essie.And):
+            positives = [self.evaluate(p, context) for p in node.parts if not isinstance(p, essie.Not)]
+            negatives = [self.evaluate(p.expression, context) for p in node.parts if isinstance(p, essie.Not)]
+            positives.sort(key=len)  # the smallest first: each step keeps only what it already holds
+            result = dict(self.universe()) if not positives else positives[0]
+            for matched in positives[1:]:
+                result = {v: score + matched[v] for v, score in result.items() if v in matched}
+            for excluded in negatives:
+                result = {v: score for v, score in result.items() if v not in excluded}
+            return result
+        if isinstance(node, essie.Or):
+            result: dict[int, float] = {}
+            for part in node.parts:
+                for v, score in self.evaluate(part, context).items():
+                    result[v] = result.get(v, 0.0) + score
+            return result
+        if isinstance(node, essie.Not):
+            excluded = self.evaluate(node.expression, context)
+            return {v: 0.0 for v in self.universe() if v not in excluded}
+        if isinstance(node, essie.Area):
+            inner = AREAS.get(node.field.lower())
+            if inner is None:
+                raise V2Error(f"AREA[{node.field}] is not supported by ctmirror: see /api/v2/studies/search-areas "
+                              "and docs/serve.md for the areas it searches")
+            return self.evaluate(node.expression, inner)
+        return self.leaf(node, context)
+
+    def leaf(self, node: object, context: Context) -> dict[int, float]:
+        if context.kind == "value":
+            return self._value(node, context.field)
+        if isinstance(node, (essie.Range, essie.Missing)):
+            raise V2Error(f"{'RANGE' if isinstance(node, essie.Range) else 'MISSING'} applies to a structured "
+                          f"field (AREA[{'|'.join(STRUCTURED_AREAS[:4])}|...]), not to a text search")
+        text = node.text
+        if context.kind == "text":
+            if not node.quoted and not context.phrase and len(text.split()) > 1:
+                return self.evaluate(essie.And(tuple(essie.Words(w) for w in text.split())), context)
+            return {v: float(score) for v, score in self.rows(
+                "text_leaf", field=context.field, areas=list(context.areas) if context.areas else None, phrase=text,
+                as_of=self.as_of)}
+        if context.kind == "healthy":
+            if text.strip().upper() not in ("TRUE", "FALSE"):
+                raise V2Error(f"AREA[HealthyVolunteers] takes true or false, not {text!r}")
+            return {v: 0.0 for (v,) in self.rows("healthy_leaf", accepted=text.strip().upper() == "TRUE")}
+        if context.kind == "id":
+            ids = [f"NCT{int(m.group(1)):08d}" for m in map(NCT_ID.match, re.split(r"[\s,|]+", text)) if m]
+            return {v: 1.0 for (v,) in self.rows("id_leaf", ids=ids)}
+        leaf = {"location": "location_leaf", "sponsor": "sponsor_leaf", "lead_sponsor": "lead_sponsor_leaf",
+                "outcome": "outcome_leaf", "eligibility": "eligibility_leaf"}[context.kind]
+        return {v: 0.0 for (v,) in self.rows(leaf, phrase=text)}
+
+    def _value(self, node: object, field: str) -> dict[int, float]:
+        params: dict[str, Any] = {"field": field, "as_of": self.as_of, "value": None, "low_number": None,
+                                  "high_number": None, "low_day": None, "high_day": None}
+        if isinstance(node, essie.Missing):
+            params["test"] = "missing"
+        elif isinstance(node, essie.Range):
+            params["test"] = "range"
+            for side, bound in (("low", node.low), ("high", node.high)):
+                if bound is not None:
+                    kind, value = _bound(field, bound)
+                    params[f"{side}_{kind}"] = value
+        elif isinstance(node, essie.Words):
+            params["test"] = "equals"
+            params["value"] = node.text.strip().upper().replace(" ", "_")
+        else:
+            raise V2Error(f"AREA[{field}] takes a value, RANGE[...] or MISSING, not an expression")
+        return {v: 0.0 for (v,) in self.rows("value_leaf", **params)}
+
+
+AGE_UNITS = {"year": 365.25, "years": 365.25, "month": 30.4375, "months": 30.4375, "week": 7, "weeks": 7, "day": 1,
+             "days": 1, "hour": 1 / 24, "hours": 1 / 24, "minute": 1 / 1440, "minutes": 1 / 1440}
+
+
+def _bound(field: str, text: str) -> tuple[str, Any]:
+    if field in ("MinimumAge", "MaximumAge"):
+        found = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([A-Za-z]+)?", text.strip())
+        if not found or (found[2] and found[2].lower() not in AGE_UNITS):
+            raise V2Error(f"RANGE of AREA[{field}]: {text!r} is not an age such as 50 years or 6 months")
+        return "number", int(float(found[1]) * AGE_UNITS[(found[2] or "years").lower()])
+    if field == "EnrollmentCount":
+        if not re.fullmatch(r"\d+", text.strip()):
+            raise V2Error(f"RANGE of AREA[{field}]: {text!r} is not a whole number")
+        return "number", int(text)
+    if field in ("OverallStatus", "Phase", "StudyType", "Sex", "StdAge", "LeadSponsorClass", "HasResults"):
+        raise V2Error(f"RANGE does not apply to AREA[{field}], which takes values")
+    try:
+        return "day", date.fromisoformat(text.strip() if len(text.strip()) == 10 else f"{text.strip()}-01"[:10])
+    except ValueError:
+        raise V2Error(f"RANGE of AREA[{field}]: {text!r} is not a date (YYYY-MM-DD or YYYY-MM)") from None
+
+
+# ---- answering -----------------------------------------------------------------------------------------------
+def studies(mirror: Mirror, params: dict[str, str], as_of: date | None) -> tuple[dict[str, Any], Search]:
+    """The page of GET /api/v2/studies: {"studies": [...], "nextPageToken"?, "totalCount"?}."""
+    search = parse_request(params, mirror)
+    matcher = Matcher(mirror, as_of)
+    found: dict[int, float] | None = None
+    for context, tree in search.queries:
+        matched = matcher.evaluate(tree, context)
+        found = matched if found is None else {v: s + matched[v] for v, s in found.items() if v in matched}
+    sort = search.sort + [(None, 1)] * (2 - len(search.sort))
+    query_params = {"as_of": as_of, "versions": None if found is None else list(found),
+                    "scores": None if found is None else list(found.values()), **search.filters,
+                    "sort1": sort[0][0], "dir1": sort[0][1], "sort2": sort[1][0], "dir2": sort[1][1]}
+    matches = read_sql("serve/matches.sql")
+    page_sql = read_sql("serve/page.sql").replace("{matches}", matches)
+    names = ("version_no", "nct_id", "content_hash", "overall_status", "why_stopped", "results_posted",
+             "results_first_post_date", "enrollment_type", "last_update_post_date", "as_of_exact")
+    shown = [dict(zip(names, row)) for row in mirror.con.execute(
+        page_sql, {**query_params, "limit": search.page_size + 1, "offset": search.offset}).fetchall()]
+    more = len(shown) > search.page_size
+    shown = shown[:search.page_size]
+    page: dict[str, Any] = {"studies": [shape(r, search.fields) for r in stored_records(mirror, shown, as_of)]}
+    if search.count_total and search.offset == 0:
+        page["totalCount"] = mirror.con.execute(read_sql("serve/count.sql").replace("{matches}", matches),
+                                                query_params).fetchone()[0]
+    if more:
+        page["nextPageToken"] = write_page_token(mirror, search.offset + len(shown), search.fingerprint)
+    return page, search
+
+
+def stored_records(mirror: Mirror, shown: list[dict[str, Any]], as_of: date | None) -> list[dict[str, Any]]:
+    """The stored records of the rows shown, in their order, as of the cutoff."""
+    if not shown:
+        return []
+    raw = {(n, h): text for n, h, text in mirror.con.execute(read_sql("serve/records.sql"), {
+        "nct_ids": [r["nct_id"] for r in shown], "hashes": [r["content_hash"] for r in shown]}).fetchall()}
+    return [record_as_of(json.loads(raw[(r["nct_id"], r["content_hash"])]), r, as_of) for r in shown]
+
+
+def shape(record: dict[str, Any], paths: list[tuple[str, ...]] | None) -> dict[str, Any]:
+    return record if paths is None else project(record, paths)
+
+
+def study(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: date | None) -> tuple[str, dict[str, Any]]:
+    """(canonical NCT ID, record) of GET /api/v2/studies/{nctId}; V2Error 404 when there is none at the cutoff."""
+    unknown = sorted(set(params) - {"fields", "format", "markupFormat"})
+    if unknown:
+        raise V2Error(f"unknown parameter {unknown[0]!r}")
+    if params.get("format", "json") != "json":
+        raise V2Error("format: a single study is served as json")
+    found = NCT_ID.match(nct_id)
+    if not found:
+        raise V2Error(f"{nct_id!r} is not an NCT ID (NCT followed by up to 8 digits)")
+    wanted = f"NCT{int(found.group(1)):08d}"
+    names = ("version_no", "nct_id", "content_hash", "overall_status", "why_stopped", "results_posted",
+             "results_first_post_date", "enrollment_type", "last_update_post_date", "as_of_exact")
+    rows = mirror.con.execute(read_sql("serve/study_by_id.sql"), {"nct_id": wanted, "as_of": as_of}).fetchall()
+    if not rows:
+        raise V2Error(f"Study not found: {wanted}" + (f" (as of {as_of})" if as_of else ""), status=404)
+    shown = dict(zip(names, rows[0]))
+    paths = None
+    if params.get("fields"):
+        try:
+            paths = field_paths(listed(params["fields"]) or [])
+        except UnknownField as exc:
+            raise V2Error(f"fields: {str(exc)!r} is not a field of the study record") from None
+    return shown["nct_id"], shape(stored_records(mirror, [shown], as_of)[0], paths)
+
+
+VALUE_FIELDS = ("OverallStatus", "Phase", "StudyType", "Sex", "StdAge", "LeadSponsorClass", "LeadSponsorName",
+                "HasResults")
+
+
+def field_values(mirror: Mirror, fields: list[str] | None) -> list[dict[str, Any]]:
+    """GET /api/v2/stats/field/values: for each field, how many studies shown have each value, and how many none."""
+    if not fields:
+        raise V2Error("fields is required: a list of pieces such as OverallStatus,Phase")
+    known = {f.lower(): f for f in VALUE_FIELDS}
+    answers = []
+    for piece in fields:
+        if piece.lower() not in known:
+            raise V2Error(f"fields: ctmirror counts the values of {', '.join(VALUE_FIELDS)}; not {piece!r}")
+        name = known[piece.lower()]
+        rows = mirror.con.execute(read_sql("serve/field_values.sql"), {"field": name, "as_of": mirror.as_of}).fetchall()
+        values = [{"value": value, "studiesCount": n} for value, n in rows if value is not None]
+        answers.append({"type": "STRING" if name == "LeadSponsorName" else "ENUM", "piece": name,
+                        "field": ".".join(field_paths([name])[0]),
+                        "missingStudiesCount": sum(n for value, n in rows if value is None),
+                        "uniqueValuesCount": len(values), "topValues": values[:1000]})
+    return answers
+
+
+def csv_text(page: dict[str, Any], search: Search) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    columns = search.csv_columns or []
+    writer.writerow([title for title, _ in columns])
+    for record in page["studies"]:
+        writer.writerow(["|".join(str(v) for v in values_at(record, path)) for _, path in columns])
+    return out.getvalue()
+
+
+# ---- page tokens ---------------------------------------------------------------------------------------------
+def _token_key(mirror: Mirror) -> bytes:
+    return hashlib.sha256(b"v2-page:" + json.dumps(mirror.state.meta, sort_keys=True, default=str).encode()).digest()
+
+
+def write_page_token(mirror: Mirror, offset: int, fingerprint: str) -> str:
+    body = json.dumps({"s": mirror.state_id, "o": offset, "f": fingerprint}, separators=(",", ":"), sort_keys=True)
+    mac = hmac.new(_token_key(mirror), body.encode(), hashlib.sha256).hexdigest()[:24]
+    return base64.urlsafe_b64encode(f"{body}|{mac}".encode()).decode().rstrip("=")
+
+
+def read_page_token(mirror: Mirror, token: str, fingerprint: str) -> int:
+    """The offset a page token continues at: refused if altered, from another query, or from another state."""
+    try:
+        if len(token) > 500:
+            raise ValueError
+        body, _, mac = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode().rpartition("|")
+        payload = json.loads(body)
+        offset = payload["o"]
+        if not isinstance(offset, int) or not 0 <= offset <= MAX_PAGE_OFFSET:
+            raise ValueError
+    except (ValueError, KeyError, TypeError, UnicodeError):
+        raise V2Error("pageToken is not one this server returned") from None
+    expected = hmac.new(_token_key(mirror), body.encode(), hashlib.sha256).hexdigest()[:24]
+    if payload.get("s") != mirror.state_id:
+        raise V2Error("pageToken belongs to an earlier state of the warehouse (a sync has published since): start "
+                      "again without it")
+    if not hmac.compare_digest(mac, expected):
+        raise V2Error("pageToken is not one this server returned")
+    if payload.get("f") != fingerprint:
+        raise V2Error("pageToken belongs to a query with other parameters")
+    return offset

@@ -1,0 +1,410 @@
+"""`ctmirror serve`: real servers on loopback ports, driven over HTTP with httpx as the source design's clients do;
+answers compared with the Mirror's on the same warehouse."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from datetime import date
+from pathlib import Path
+from urllib.parse import urlencode, urlsplit
+
+import httpx
+import pytest
+import uvicorn
+from conftest import fingerprint, write_ndjson
+
+from ctmirror import Mirror
+from ctmirror.core.warehouse import Warehouse
+from ctmirror.registry import METHODS
+from ctmirror.server.app import Settings, create_app
+from ingest.loader import load_paths
+
+PAGES = Path(__file__).parent / "data" / "pages"
+PHASES = "AREA[Phase](EARLY_PHASE1 OR PHASE1 OR PHASE2 OR PHASE3 OR PHASE4)"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LoopbackServer:
+    """The app on uvicorn in a thread, on a free loopback port."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.port = free_port()
+        self.server = uvicorn.Server(uvicorn.Config(create_app(settings), host="127.0.0.1", port=self.port,
+                                                    log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> httpx.Client:
+        self.thread.start()
+        while not self.server.started:
+            time.sleep(0.01)
+        self.client = httpx.Client(base_url=self.url, timeout=30)
+        return self.client
+
+    def __exit__(self, *exc: object) -> None:
+        self.client.close()
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def api(sample_warehouse):
+    with LoopbackServer(Settings(sample_warehouse, sql=True)) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def m(sample_warehouse):
+    with Mirror(sample_warehouse) as mirror:
+        yield mirror
+
+
+def ids(page: dict) -> list[str]:
+    return [s["protocolSection"]["identificationModule"]["nctId"] for s in page["studies"]]
+
+
+def every_id(api: httpx.Client, params: dict) -> list[str]:
+    found, token = [], None
+    while True:
+        response = api.get("/api/v2/studies", params={**params, **({"pageToken": token} if token else {})})
+        assert response.status_code == 200, response.text
+        page = response.json()
+        found += ids(page)
+        token = page.get("nextPageToken")
+        if token is None:
+            return found
+
+
+# ---- the source design's requests against the Mirror's answers --------------------------------------------
+@pytest.mark.parametrize("drug, condition", [("tadalafil", "erectile dysfunction"), ("semaglutide", "obesity"),
+                                             ("metformin", "diabetes"), ("pembrolizumab", "cancer")])
+def test_the_contracts_search_returns_search_trials_answer(api, m, drug, condition):
+    """contract 000: GET /studies?query.intr=drug&query.cond=condition, and with the first-posted holdout."""
+    page = api.get("/api/v2/studies", params={"query.intr": drug, "query.cond": condition, "pageSize": 1000,
+                                              "countTotal": "true", "fields": "NCTId"}).json()
+    expected = [t.nct_id for t in m.search_trials(drug, condition, max_results=1000)]
+    assert ids(page) == expected and page["totalCount"] == len(expected) and expected
+    cutoff = "2015-06-01"
+    held = api.get("/api/v2/studies", params={
+        "query.intr": drug, "query.cond": condition, "pageSize": 1000, "fields": "NCTId",
+        "query.term": f"AREA[StudyFirstPostDate]RANGE[MIN, {cutoff}]"}).json()
+    parity = m.search_trials(drug, condition, date_before=cutoff, max_results=1000, holdout="first_posted")
+    assert sorted(ids(held)) == sorted(t.nct_id for t in parity)
+
+
+@pytest.mark.parametrize("drug, condition", [("tadalafil", "erectile dysfunction"), ("sildenafil", "NASH")])
+def test_whitespace_and_landscape_counts_are_the_apis_totals(api, m, drug, condition):
+    def total(**params) -> int:
+        return api.get("/api/v2/studies", params={**params, "countTotal": "true", "pageSize": 1}).json()["totalCount"]
+
+    result = m.detect_whitespace(drug, condition)
+    assert result.exact_match_count == total(**{"query.intr": drug, "query.cond": condition})
+    assert result.drug_only_trials == total(**{"query.intr": drug})
+    assert result.condition_only_trials == total(**{"query.cond": condition})
+    assert m.get_landscape(condition).total_trial_count == total(**{"query.cond": condition, "query.term": PHASES})
+
+
+def test_the_trial_matching_search_with_age_sex_and_study_type(api, m):
+    """contract 002: eligibility ages as AREA[MinimumAge]RANGE, sex as aggFilters, AREA[StudyType]."""
+    params = {"query.cond": "diabetes", "aggFilters": "sex:f", "pageSize": 1000, "fields": "NCTId",
+              "query.term": "AREA[MinimumAge]RANGE[MIN, 18 years] AND AREA[StudyType]INTERVENTIONAL"}
+    found = set(ids(api.get("/api/v2/studies", params=params).json()))
+    diabetes = {r["nct_id"] for r in m.rows("SELECT nct_id FROM field_matches('condition', 'diabetes')")}
+    expected = {r["nct_id"] for r in m.rows(
+        "SELECT nct_id FROM trial_card WHERE is_current AND study_type = 'INTERVENTIONAL' AND minimum_age_days <= "
+        "18 * 365.25 AND coalesce(sex, 'ALL') IN ('ALL', 'FEMALE')")} & diabetes
+    assert found == expected and found
+
+
+def test_the_statistics_panels_filters(api, m):
+    """contract 004: status and phase filters; results with and without."""
+    recruiting = api.get("/api/v2/studies", params={"filter.overallStatus": "RECRUITING|NOT_YET_RECRUITING",
+                                                    "aggFilters": "phase:2 3,results:without", "countTotal": "true",
+                                                    "pageSize": 1}).json()["totalCount"]
+    assert recruiting == m.rows(
+        "SELECT count(*) AS n FROM trial_card WHERE is_current AND overall_status IN ('RECRUITING', "
+        "'NOT_YET_RECRUITING') AND list_has_any(phases, ['PHASE2', 'PHASE3']) AND NOT results_posted")[0]["n"] > 0
+
+
+def test_paging_returns_every_match_once_and_no_token_on_the_last_page(api):
+    params = {"query.cond": "cancer", "fields": "NCTId"}
+    whole = ids(api.get("/api/v2/studies", params={**params, "pageSize": 1000}).json())
+    first = api.get("/api/v2/studies", params={**params, "pageSize": 7, "countTotal": "true"}).json()
+    assert first["totalCount"] == len(whole) > 30
+    paged = every_id(api, {**params, "pageSize": 7})
+    assert paged == whole and len(set(paged)) == len(paged)
+    second = api.get("/api/v2/studies", params={**params, "pageSize": 7, "countTotal": "true",
+                                                "pageToken": first["nextPageToken"]}).json()
+    assert "totalCount" not in second  # the API gives it with the first page only
+    default = api.get("/api/v2/studies", params=params).json()
+    assert len(default["studies"]) == 10
+    assert len(api.get("/api/v2/studies", params={"pageSize": 5000}).json()["studies"]) == 1000  # coerced down
+
+
+def test_sorting_by_a_date_and_by_relevance(api, m):
+    page = api.get("/api/v2/studies", params={"query.cond": "asthma", "sort": "StartDate:desc", "pageSize": 1000,
+                                              "fields": "NCTId,StartDate"}).json()
+    starts = [s["protocolSection"].get("statusModule", {}).get("startDateStruct", {}).get("date")
+              for s in page["studies"]]
+    dated = [s for s in starts if s]
+    assert dated == sorted(dated, key=lambda d: d + "-01"[:10 - len(d)] if len(d) < 10 else d, reverse=True)
+    assert api.get("/api/v2/studies", params={"sort": "Nonsense:asc"}).status_code == 400
+
+
+def test_fields_projections_match_the_recorded_live_answers(api, records_by_id):
+    """Replays the recorded live requests whose studies the sample holds (tests/data/pages): single studies must
+    come back exactly as recorded; a search's studies must be among ours, projected to the same keys."""
+    checked = 0
+    for path in sorted(PAGES.glob("*.json")):
+        recorded = json.loads(path.read_text())
+        uri = recorded["_source"]["request_uri"].split(" ")[0]
+        if not uri.startswith("https://clinicaltrials.gov/api/v2/") or "pageToken" in uri:
+            continue
+        parts = urlsplit(uri)
+        response = api.get(parts.path, params=parts.query)
+        assert response.status_code in (200, 404), response.text
+        if "/studies/NCT" in parts.path:
+            nct_id = parts.path.rsplit("/", 1)[1]
+            if nct_id in records_by_id:
+                assert response.json() == recorded["response"], nct_id
+                checked += 1
+        else:
+            ours = {s["protocolSection"]["identificationModule"]["nctId"]: s for s in response.json()["studies"]}
+            for study in recorded["response"]["studies"]:
+                nct_id = study["protocolSection"]["identificationModule"]["nctId"]
+                if nct_id in ours and nct_id in records_by_id:
+                    assert set(ours[nct_id]["protocolSection"]) == set(study["protocolSection"]), nct_id
+                    checked += 1
+    assert checked >= 3
+
+
+def test_csv_pages(api):
+    response = api.get("/api/v2/studies", params={"query.cond": "NASH", "format": "csv", "pageSize": 2,
+                                                  "countTotal": "true"})
+    lines = response.text.strip().splitlines()
+    assert response.headers["content-type"].startswith("text/csv") and lines[0].startswith("NCT Number,Study Title")
+    assert len(lines) == 3 and int(response.headers["x-total-count"]) >= 3 and response.headers["x-next-page-token"]
+    chosen = api.get("/api/v2/studies", params={"query.cond": "NASH", "format": "csv", "fields": "NCTId,Phase"})
+    assert chosen.text.splitlines()[0] == "NCTId,Phase"
+
+
+def test_single_studies_aliases_and_the_other_endpoints(api, m):
+    record = api.get("/api/v2/studies/NCT00711542").json()
+    assert record["protocolSection"]["identificationModule"]["nctId"] == "NCT00711542" and "derivedSection" in record
+    moved = api.get("/api/v2/studies/nct711542", follow_redirects=False)
+    assert moved.status_code == 301 and moved.headers["location"] == "/api/v2/studies/NCT00711542"
+    missing = api.get("/api/v2/studies/NCT99999999")
+    assert missing.status_code == 404 and missing.headers["content-type"].startswith("text/plain")
+    version = api.get("/api/v2/version").json()
+    assert version["apiVersion"] and version["dataTimestamp"] and version["state"] == m.state_id
+    assert api.get("/api/v2/stats/size").json()["totalStudies"] == m.rows("SELECT count(*) AS n FROM studies")[0]["n"]
+    values = api.get("/api/v2/stats/field/values", params={"fields": "OverallStatus,Phase"}).json()
+    statuses = {v["value"]: v["studiesCount"] for v in values[0]["topValues"]}
+    assert statuses == {r["s"]: r["n"] for r in m.rows(
+        "SELECT overall_status AS s, count(*) AS n FROM studies WHERE overall_status IS NOT NULL GROUP BY 1")}
+    assert values[0]["missingStudiesCount"] == 486  # the sample's field-restricted records
+    assert any(n["piece"] == "ProtocolSection" for n in api.get("/api/v2/studies/metadata").json())
+    assert any(e["type"] == "Status" for e in api.get("/api/v2/studies/enums").json())
+    areas = api.get("/api/v2/studies/search-areas").json()[0]["areas"]
+    assert {a["param"] for a in areas} >= {"cond", "intr", "term", "titles", "locn", "spons", "outc", "id", "lead"}
+
+
+def test_every_method_and_statistic_over_http_is_the_mirrors(api, m):
+    calls = [("search_trials", {"drug": "tadalafil", "condition": "erectile dysfunction", "date_before": "2015-01-01"}),
+             ("detect_whitespace", {"drug": "tadalafil", "condition": "NASH"}),
+             ("get_landscape", {"condition": "NASH", "top_n": 3}),
+             ("get_terminated", {"query": "erectile dysfunction", "max_results": 5}),
+             ("get_trial", {"nct_id": "NCT00711542"}), ("get_trial_details", {"nct_id": "NCT00711542"}),
+             ("search", {"condition": "diabetes", "status": "RECRUITING", "page_size": 5}),
+             ("stats_by_phase", {"condition": "asthma"}), ("stats_by_country", {"condition": "cancer"})]
+    for name, arguments in calls:
+        expected = m.call(name, **arguments)
+        expected = [e.model_dump(mode="json") if hasattr(e, "model_dump") else e for e in expected] \
+            if isinstance(expected, list) else expected.model_dump(mode="json")
+        got = api.get(f"/ctmirror/v1/{name}", params=arguments)
+        posted = api.post(f"/ctmirror/v1/{name}", json=arguments)
+        assert got.status_code == posted.status_code == 200, got.text
+        assert got.headers["x-ctmirror-state"] == m.state_id and got.headers["x-ctmirror-as-of"] == "current"
+        bodies = [got.json(), posted.json(), expected]
+        if name == "search":  # cursors are signed per state and call: compare that there is one
+            for body in bodies:
+                body["pagination"]["cursor"] = bool(body["pagination"]["cursor"])
+        assert bodies[0] == bodies[1] == bodies[2], name
+    first = api.get("/ctmirror/v1/search", params={"condition": "cancer", "page_size": 3}).json()
+    cursor = first["pagination"]["cursor"]
+    following = api.get("/ctmirror/v1/search", params={"condition": "cancer", "page_size": 3, "cursor": cursor})
+    assert following.status_code == 200 and following.json()["items"]
+    documented = api.get("/ctmirror/v1/openapi.json").json()["paths"]
+    assert all(f"/ctmirror/v1/{name}" in documented for name in METHODS)
+
+
+def test_errors_carry_the_contracts_envelope_and_status(api):
+    bad = api.get("/ctmirror/v1/get_landscape", params={"condition": "NASH", "top_n": 0})
+    assert bad.status_code == 400 and bad.json()["error"]["code"] == "INVALID_INPUT"
+    missing = api.get("/ctmirror/v1/get_trial", params={"nct_id": "NCT99999999"})
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "NOT_FOUND"
+    assert api.get("/ctmirror/v1/no_such_method").status_code == 404
+    assert api.post("/ctmirror/v1/get_trial", content=b"[1, 2").json()["error"]["code"] == "INVALID_INPUT"
+
+
+def test_the_sql_endpoint_is_read_only(api, sample_warehouse):
+    before = fingerprint(sample_warehouse)
+    ok = api.post("/ctmirror/v1/sql", json={"query": "SELECT count(*) AS n FROM studies", "limit": 5})
+    assert ok.status_code == 200 and ok.json()["rows"][0]["n"] > 0
+    for attack in ("DROP TABLE studies", "COPY studies TO '/tmp/x.csv'", "ATTACH '/tmp/x.duckdb' AS x",
+                   "SELECT * FROM read_csv('/etc/passwd')", "SELECT 1; DROP TABLE studies"):
+        refused = api.post("/ctmirror/v1/sql", json={"query": attack})
+        assert refused.status_code == 400, attack
+    assert api.post("/ctmirror/v1/sql", json={"query": "SELECT 1", "limit": 10 ** 9}).status_code == 400
+    assert fingerprint(sample_warehouse) == before
+
+
+def test_the_sql_endpoint_is_off_unless_asked(sample_warehouse):
+    with LoopbackServer(Settings(sample_warehouse)) as client:
+        assert client.post("/ctmirror/v1/sql", json={"query": "SELECT 1"}).status_code == 404
+
+
+# ---- adversarial requests ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("params, says", [
+    ({"query.cond": "(heart OR lung"}, "without its ')'"),
+    ({"query.term": 'AREA[BriefTitle]"unclosed'}, "closing"),
+    ({"query.term": "SEARCH[Location](AREA[LocationCity]Boston)"}, "SEARCH"),
+    ({"query.term": "AREA[NoSuchField]x"}, "AREA[NoSuchField]"),
+    ({"query.term": "AREA[StartDate]RANGE[2019-13-45, MAX]"}, "not a date"),
+    ({"query.cond": "AND"}, "AND"),
+    ({"filter.geo": "distance(a,b,c)"}, "filter.geo"),
+    ({"filter.ids": "NCT0A"}, "filter.ids"),
+    ({"filter.overallStatus": "DONE"}, "filter.overallStatus"),
+    ({"aggFilters": "color:red"}, "aggFilters"),
+    ({"pageToken": "forged-token"}, "pageToken"),
+    ({"pageSize": "many"}, "pageSize"),
+    ({"query.unknown": "x"}, "unknown parameter"),
+    ({"fields": "NoSuchPiece"}, "NoSuchPiece"),
+])
+def test_bad_requests_get_a_400_naming_the_part(api, params, says):
+    response = api.get("/api/v2/studies", params=params)
+    assert response.status_code == 400 and says in response.text, response.text
+    assert response.headers["content-type"].startswith("text/plain")
+
+
+def test_forged_tokens_path_traversal_huge_queries_and_slow_clients_change_nothing(api, sample_warehouse):
+    before = fingerprint(sample_warehouse)
+    page = api.get("/api/v2/studies", params={"query.cond": "cancer", "pageSize": 2}).json()
+    token = page["nextPageToken"]
+    tampered = token[:-4] + ("AAAA" if not token.endswith("AAAA") else "BBBB")
+    assert api.get("/api/v2/studies", params={"query.cond": "cancer", "pageToken": tampered}).status_code == 400
+    assert api.get("/api/v2/studies", params={"query.cond": "asthma", "pageToken": token}).status_code == 400
+    for path in ("/api/v2/studies/..%2F..%2Fetc%2Fpasswd", "/api/v2/studies/%2e%2e/state.json",
+                 "/api/v2/../../warehouse/current/state.json"):
+        assert api.get(path).status_code in (400, 404), path
+    with socket.create_connection(("127.0.0.1", api.base_url.port)) as raw:  # httpx refuses to send it at all
+        raw.sendall(b"GET /api/v2/studies?query.term=" + b"x" * 1_000_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+        status_line = raw.recv(200).split(b"\r\n")[0]
+    assert status_line.split()[1] in (b"400", b"413", b"414", b"431"), status_line
+    slow = socket.create_connection(("127.0.0.1", api.base_url.port))
+    slow.sendall(b"GET /api/v2/version HTTP/1.1\r\nHost: x\r\n")  # and never finishes its headers
+    try:
+        assert api.get("/api/v2/version").status_code == 200  # others are answered meanwhile
+    finally:
+        slow.close()
+    assert fingerprint(sample_warehouse) == before
+
+
+# ---- cutoffs -----------------------------------------------------------------------------------------------
+@pytest.mark.slow
+def test_a_server_pinned_to_a_cutoff_shows_nothing_from_after_it(sample_warehouse, m):
+    cutoff = date(2016, 3, 1)
+    with LoopbackServer(Settings(sample_warehouse, as_of=cutoff)) as pinned:
+        studies = []
+        for query in ({"query.cond": "cancer"}, {"query.cond": "diabetes"}, {"query.intr": "insulin"}, {}):
+            response = pinned.get("/api/v2/studies", params={**query, "pageSize": 1000})
+            assert response.headers["x-ctmirror-as-of"] == cutoff.isoformat()
+            studies += response.json()["studies"]
+        assert len(studies) > 100
+        for study in studies:
+            status = study["protocolSection"].get("statusModule", {})
+            first = status.get("studyFirstPostDateStruct", {}).get("date")
+            assert first is None or first <= cutoff.isoformat()
+            for struct in ("startDateStruct", "primaryCompletionDateStruct", "completionDateStruct",
+                           "resultsFirstPostDateStruct", "lastUpdatePostDateStruct"):
+                value = status.get(struct)
+                if value and value.get("type") == "ACTUAL":
+                    assert value["date"][:10] <= cutoff.isoformat(), (struct, value)
+            if study.get("hasResults"):
+                assert status["resultsFirstPostDateStruct"]["date"] <= cutoff.isoformat()
+            if status.get("overallStatus") in ("COMPLETED", "TERMINATED", "WITHDRAWN", "SUSPENDED") and \
+                    "lastUpdatePostDateStruct" not in status:  # reconstructed: its event came by the cutoff
+                event = (status.get("primaryCompletionDateStruct") or status.get("completionDateStruct") or {})
+                assert event.get("date", "9999")[:10] <= cutoff.isoformat()
+        trial = pinned.get("/ctmirror/v1/get_trial", params={"nct_id": studies[0]["protocolSection"][
+            "identificationModule"]["nctId"]})
+        assert trial.status_code == 200 and trial.headers["x-ctmirror-as-of"] == cutoff.isoformat()
+        later = pinned.get("/ctmirror/v1/get_landscape", params={"condition": "cancer", "date_before": "2020-01-01"})
+        assert later.status_code == 400
+    with Mirror(sample_warehouse, as_of=cutoff) as then:
+        expected = then.get_landscape("cancer").model_dump(mode="json")
+    with LoopbackServer(Settings(sample_warehouse, as_of=cutoff)) as pinned:
+        assert pinned.get("/ctmirror/v1/get_landscape", params={"condition": "cancer"}).json() == expected
+    with LoopbackServer(Settings(sample_warehouse)) as live:  # a per-request cutoff on the methods
+        asked = live.get("/ctmirror/v1/get_landscape", params={"condition": "cancer", "date_before": cutoff})
+        assert asked.json() == expected
+
+
+# ---- the command: a new state between requests, SIGTERM ------------------------------------------------------
+@pytest.mark.slow
+def test_serve_picks_up_a_new_state_and_stops_cleanly_on_sigterm(tmp_path, records):
+    wh = Warehouse(tmp_path / "w")
+    load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:50])])
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "ctmirror.cli", "-w", str(wh.root), "serve", "--port",
+                                str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
+        for _ in range(300):
+            try:
+                first = client.get("/api/v2/studies", params={"countTotal": "true", "pageSize": 1})
+                break
+            except httpx.TransportError:
+                time.sleep(0.05)
+        assert first.json()["totalCount"] == 50 and first.headers["x-ctmirror-state"] == "000001"
+        token = first.json()["nextPageToken"]
+        load_paths(wh, [write_ndjson(tmp_path / "b.ndjson", records[50:60])])
+        after = client.get("/api/v2/studies", params={"countTotal": "true", "pageSize": 1})
+        assert after.json()["totalCount"] == 60 and after.headers["x-ctmirror-state"] == "000002"
+        resumed = client.get("/api/v2/studies", params={"pageSize": 100, "pageToken": token})
+        assert resumed.status_code == 200 and resumed.headers["x-ctmirror-state"] == "000001"  # paging goes on
+        assert len(resumed.json()["studies"]) == 49
+        client.close()
+        process.send_signal(signal.SIGTERM)
+        # uvicorn finishes what is in flight, then ends by the signal it caught (so its caller sees why)
+        assert process.wait(timeout=20) in (0, -signal.SIGTERM)
+        assert "Traceback" not in process.stderr.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+
+
+@pytest.mark.slow
+def test_serve_refuses_a_folder_without_a_warehouse(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "ctmirror.cli", "-w", str(tmp_path / "none"), "serve", "--port",
+                           str(free_port())], capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0 and "no published data" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_query_string_can_hold_every_parameter_form(api):
+    query = urlencode({"query.cond": "cancer", "filter.advanced": "AREA[Phase]PHASE2", "pageSize": 3,
+                       "fields": "NCTId|Phase"})
+    response = api.get(f"/api/v2/studies?{query}")
+    assert response.status_code == 200
+    assert all("PHASE2" in s["protocolSection"]["designModule"]["phases"] for s in response.json()["studies"])
