@@ -50,10 +50,14 @@ VERSIONED_INDEX_INPUTS = ("studies", "conditions", "interventions", "collaborato
                           "search_terms", "places", "study_details", "condition_links", "locations")
 
 
-def _build_index(con: duckdb.DuckDBPyConnection, root: Path, *, strict_epochs: bool) -> None:
+def _build_index(con: duckdb.DuckDBPyConnection, root: Path, version_files: list[Path], *,
+                 strict_epochs: bool) -> None:
     """The index files, on a cursor per core: a state's tables are a row group or two each, which DuckDB reads
-    on one thread, so building tables side by side is what keeps every core busy."""
-    index_params = {"synonyms": str(sql_root() / "data" / "synonyms.csv"), "strict_epochs": strict_epochs}
+    on one thread, so building tables side by side is what keeps every core busy. version_files: the files of
+    study_versions, which hold every version's record (study_version notes which, relative to root)."""
+    index_params = {"synonyms": str(sql_root() / "data" / "synonyms.csv"), "strict_epochs": strict_epochs,
+                    "version_files": [str(Path(f).resolve()) for f in version_files],
+                    "build_root": str(root.resolve())}
 
     def run(names: list[str]) -> None:
         cursor = _in_catalog(quiet(con.cursor()))
@@ -139,7 +143,7 @@ def build_catalog(path: Path, root: Path, tables: dict[str, list[Path]],
                                   file_list_sql(files, root, recorded_root)))
         # The search index and trial cards are native tables: point lookups on them take milliseconds
         # where the same lookups over Parquet would read whole columns.
-        _build_index(con, root, strict_epochs=versions is not None)
+        _build_index(con, root, tables["study_versions"], strict_epochs=versions is not None)
         for folder in ("catalog", "methods", "stats"):  # the statistics use the methods' matcher
             for name in sql_files(folder):
                 con.execute(read_sql(name))

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from ctmirror.core.sqlfiles import read_sql
+from ctmirror.core.sqlfiles import read_sql, sql_literal
 from ctmirror.server import essie
 from ctmirror.server.records import UnknownField, field_paths, project, record_as_of, values_at
 
@@ -253,40 +253,55 @@ def _sort(value: str | None, *, has_query: bool) -> list[tuple[str, int]]:
 
 # ---- matching ------------------------------------------------------------------------------------------------
 class Matcher:
-    """Evaluates Essie trees on one Mirror at one cutoff: each leaf a query of sql/serve/, sets combined here."""
+    """Evaluates Essie trees on one Mirror at one cutoff, inside DuckDB: each term's matches become a temporary table
+    of the request (sql/serve/term_table.sql, from one of the leaf queries), and AND, OR and NOT combine tables
+    (combine_*.sql), so a broad term's hundred thousand versions never leave DuckDB. Table names are ours."""
 
     def __init__(self, mirror: Mirror, as_of: date | None) -> None:
         self.mirror, self.as_of = mirror, as_of
-        self._universe: dict[int, float] | None = None
+        self.tables: list[str] = []
+        self._universe: str | None = None
 
-    def rows(self, name: str, **params: Any) -> list[tuple]:
-        return self.mirror.con.execute(read_sql(f"serve/{name}.sql"), params).fetchall()
+    def _table(self, query: str, **params: Any) -> str:
+        name = f"essie_term_{len(self.tables) + 1}"
+        self.tables.append(name)
+        statement = read_sql("serve/term_table.sql").replace("{name}", name).replace("{query}", query)
+        self.mirror.con.execute(statement, params or None)
+        return name
 
-    def universe(self) -> dict[int, float]:
+    def leaf_table(self, leaf: str, **params: Any) -> str:
+        return self._table(read_sql(f"serve/{leaf}.sql"), **params)
+
+    def combine(self, how: str, left: str, right: str) -> str:
+        return self._table(read_sql(f"serve/combine_{how}.sql").replace("{left}", left).replace("{right}", right))
+
+    def drop(self) -> None:
+        for name in self.tables:
+            self.mirror.con.execute(read_sql("serve/drop_term_table.sql").replace("{name}", name))
+        self.tables.clear()
+
+    def universe(self) -> str:
         if self._universe is None:
-            self._universe = {v: 0.0 for (v,) in self.rows("shown_versions", as_of=self.as_of)}
+            self._universe = self.leaf_table("shown_versions", as_of=self.as_of)
         return self._universe
 
-    def evaluate(self, node: object, context: Context) -> dict[int, float]:
+    def evaluate(self, node: object, context: Context) -> str:
         if isinstance(node, essie.And):
             positives = [self.evaluate(p, context) for p in node.parts if not isinstance(p, essie.Not)]
             negatives = [self.evaluate(p.expression, context) for p in node.parts if isinstance(p, essie.Not)]
-            positives.sort(key=len)  # the smallest first: each step keeps only what it already holds
-            result = dict(self.universe()) if not positives else positives[0]
-            for matched in positives[1:]:
-                result = {v: score + matched[v] for v, score in result.items() if v in matched}
-            for excluded in negatives:
-                result = {v: score for v, score in result.items() if v not in excluded}
+            result = positives[0] if positives else self.universe()
+            for table in positives[1:]:
+                result = self.combine("and", result, table)
+            for table in negatives:
+                result = self.combine("not", result, table)
             return result
         if isinstance(node, essie.Or):
-            result: dict[int, float] = {}
-            for part in node.parts:
-                for v, score in self.evaluate(part, context).items():
-                    result[v] = result.get(v, 0.0) + score
+            result = self.evaluate(node.parts[0], context)
+            for part in node.parts[1:]:
+                result = self.combine("or", result, self.evaluate(part, context))
             return result
         if isinstance(node, essie.Not):
-            excluded = self.evaluate(node.expression, context)
-            return {v: 0.0 for v in self.universe() if v not in excluded}
+            return self.combine("not", self.universe(), self.evaluate(node.expression, context))
         if isinstance(node, essie.Area):
             inner = AREAS.get(node.field.lower())
             if inner is None:
@@ -295,7 +310,7 @@ class Matcher:
             return self.evaluate(node.expression, inner)
         return self.leaf(node, context)
 
-    def leaf(self, node: object, context: Context) -> dict[int, float]:
+    def leaf(self, node: object, context: Context) -> str:
         if context.kind == "value":
             return self._value(node, context.field)
         if isinstance(node, (essie.Range, essie.Missing)):
@@ -305,21 +320,20 @@ class Matcher:
         if context.kind == "text":
             if not node.quoted and not context.phrase and len(text.split()) > 1:
                 return self.evaluate(essie.And(tuple(essie.Words(w) for w in text.split())), context)
-            return {v: float(score) for v, score in self.rows(
-                "text_leaf", field=context.field, areas=list(context.areas) if context.areas else None, phrase=text,
-                as_of=self.as_of)}
+            return self.leaf_table("text_leaf", field=context.field, phrase=text, as_of=self.as_of,
+                                   areas=list(context.areas) if context.areas else None)
         if context.kind == "healthy":
             if text.strip().upper() not in ("TRUE", "FALSE"):
                 raise V2Error(f"AREA[HealthyVolunteers] takes true or false, not {text!r}")
-            return {v: 0.0 for (v,) in self.rows("healthy_leaf", accepted=text.strip().upper() == "TRUE")}
+            return self.leaf_table("healthy_leaf", accepted=text.strip().upper() == "TRUE")
         if context.kind == "id":
             ids = [f"NCT{int(m.group(1)):08d}" for m in map(NCT_ID.match, re.split(r"[\s,|]+", text)) if m]
-            return {v: 1.0 for (v,) in self.rows("id_leaf", ids=ids)}
+            return self.leaf_table("id_leaf", ids=ids)
         leaf = {"location": "location_leaf", "sponsor": "sponsor_leaf", "lead_sponsor": "lead_sponsor_leaf",
                 "outcome": "outcome_leaf", "eligibility": "eligibility_leaf"}[context.kind]
-        return {v: 0.0 for (v,) in self.rows(leaf, phrase=text)}
+        return self.leaf_table(leaf, phrase=text)
 
-    def _value(self, node: object, field: str) -> dict[int, float]:
+    def _value(self, node: object, field: str) -> str:
         params: dict[str, Any] = {"field": field, "as_of": self.as_of, "value": None, "low_number": None,
                                   "high_number": None, "low_day": None, "high_day": None}
         if isinstance(node, essie.Missing):
@@ -335,7 +349,7 @@ class Matcher:
             params["value"] = node.text.strip().upper().replace(" ", "_")
         else:
             raise V2Error(f"AREA[{field}] takes a value, RANGE[...] or MISSING, not an expression")
-        return {v: 0.0 for (v,) in self.rows("value_leaf", **params)}
+        return self.leaf_table("value_leaf", **params)
 
 
 AGE_UNITS = {"year": 365.25, "years": 365.25, "month": 30.4375, "months": 30.4375, "week": 7, "weeks": 7, "day": 1,
@@ -365,38 +379,63 @@ def studies(mirror: Mirror, params: dict[str, str], as_of: date | None) -> tuple
     """The page of GET /api/v2/studies: {"studies": [...], "nextPageToken"?, "totalCount"?}."""
     search = parse_request(params, mirror)
     matcher = Matcher(mirror, as_of)
-    found: dict[int, float] | None = None
-    for context, tree in search.queries:
-        matched = matcher.evaluate(tree, context)
-        found = matched if found is None else {v: s + matched[v] for v, s in found.items() if v in matched}
+    try:
+        found = None
+        for context, tree in search.queries:
+            matched = matcher.evaluate(tree, context)
+            found = matched if found is None else matcher.combine("and", found, matched)
+        if found is None:  # no query: every study shown, through the same query
+            found = matcher.leaf_table("no_terms")
+        return _page(mirror, search, found, has_query=bool(search.queries), as_of=as_of), search
+    finally:
+        matcher.drop()
+
+
+PAGE_COLUMNS = ("version_no", "nct_id", "content_hash", "overall_status", "why_stopped", "results_posted",
+                "results_first_post_date", "enrollment_type", "last_update_post_date", "as_of_exact", "record_file")
+
+
+def _page(mirror: Mirror, search: Search, found: str, *, has_query: bool, as_of: date | None) -> dict[str, Any]:
     sort = search.sort + [(None, 1)] * (2 - len(search.sort))
-    query_params = {"as_of": as_of, "versions": None if found is None else list(found),
-                    "scores": None if found is None else list(found.values()), **search.filters,
+    query_params = {"as_of": as_of, "has_query": has_query, **search.filters,
                     "sort1": sort[0][0], "dir1": sort[0][1], "sort2": sort[1][0], "dir2": sort[1][1]}
-    matches = read_sql("serve/matches.sql")
-    page_sql = read_sql("serve/page.sql").replace("{matches}", matches)
-    names = ("version_no", "nct_id", "content_hash", "overall_status", "why_stopped", "results_posted",
-             "results_first_post_date", "enrollment_type", "last_update_post_date", "as_of_exact")
-    shown = [dict(zip(names, row)) for row in mirror.con.execute(
-        page_sql, {**query_params, "limit": search.page_size + 1, "offset": search.offset}).fetchall()]
-    more = len(shown) > search.page_size
-    shown = shown[:search.page_size]
-    page: dict[str, Any] = {"studies": [shape(r, search.fields) for r in stored_records(mirror, shown, as_of)]}
-    if search.count_total and search.offset == 0:
-        page["totalCount"] = mirror.con.execute(read_sql("serve/count.sql").replace("{matches}", matches),
-                                                query_params).fetchone()[0]
+    table = f"{found}_matches"
+    mirror.con.execute(read_sql("serve/matches_table.sql").replace("{table}", table)
+                       .replace("{matches}", read_sql("serve/matches.sql").replace("{found}", found)), query_params)
+    try:
+        shown = [dict(zip(PAGE_COLUMNS, row)) for row in mirror.con.execute(
+            read_sql("serve/page.sql").replace("{table}", table),
+            {"limit": search.page_size + 1, "offset": search.offset}).fetchall()]
+        more = len(shown) > search.page_size
+        shown = shown[:search.page_size]
+        page: dict[str, Any] = {"studies": [shape(r, search.fields) for r in stored_records(mirror, shown, as_of)]}
+        if search.count_total and search.offset == 0:
+            page["totalCount"] = mirror.con.execute(read_sql("serve/count.sql").replace("{table}", table)).fetchone()[0]
+    finally:
+        mirror.con.execute(read_sql("serve/drop_term_table.sql").replace("{name}", table))
     if more:
         page["nextPageToken"] = write_page_token(mirror, search.offset + len(shown), search.fingerprint)
-    return page, search
+    return page
 
 
 def stored_records(mirror: Mirror, shown: list[dict[str, Any]], as_of: date | None) -> list[dict[str, Any]]:
-    """The stored records of the rows shown, in their order, as of the cutoff."""
-    if not shown:
-        return []
-    raw = {(n, h): text for n, h, text in mirror.con.execute(read_sql("serve/records.sql"), {
-        "nct_ids": [r["nct_id"] for r in shown], "hashes": [r["content_hash"] for r in shown]}).fetchall()}
+    """The stored records of the rows shown, in their order, as of the cutoff: read from the file that holds each
+    (study_version.record_file), by literal NCT IDs, so a lookup reads a row group or two, not every segment."""
+    raw: dict[tuple[str, str], str] = {}
+    by_file: dict[str, set[str]] = {}
+    for row in shown:
+        if not STORED_NCT_ID.fullmatch(row["nct_id"]):
+            raise V2Error(f"unexpected NCT ID {row['nct_id']!r} in the warehouse", status=500)
+        by_file.setdefault(row["record_file"], set()).add(row["nct_id"])
+    for file, ids in by_file.items():
+        path = sql_literal(str(mirror.warehouse.root.resolve() / file))
+        query = (read_sql("serve/records.sql").replace("{file}", path)
+                 .replace("{nct_ids}", ", ".join(sql_literal(i) for i in sorted(ids))))
+        raw.update({(n, h): text for n, h, text in mirror.con.execute(query).fetchall()})
     return [record_as_of(json.loads(raw[(r["nct_id"], r["content_hash"])]), r, as_of) for r in shown]
+
+
+STORED_NCT_ID = re.compile(r"NCT\d{8}")
 
 
 def shape(record: dict[str, Any], paths: list[tuple[str, ...]] | None) -> dict[str, Any]:
@@ -414,12 +453,10 @@ def study(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: date | Non
     if not found:
         raise V2Error(f"{nct_id!r} is not an NCT ID (NCT followed by up to 8 digits)")
     wanted = f"NCT{int(found.group(1)):08d}"
-    names = ("version_no", "nct_id", "content_hash", "overall_status", "why_stopped", "results_posted",
-             "results_first_post_date", "enrollment_type", "last_update_post_date", "as_of_exact")
     rows = mirror.con.execute(read_sql("serve/study_by_id.sql"), {"nct_id": wanted, "as_of": as_of}).fetchall()
     if not rows:
         raise V2Error(f"Study not found: {wanted}" + (f" (as of {as_of})" if as_of else ""), status=404)
-    shown = dict(zip(names, rows[0]))
+    shown = dict(zip(PAGE_COLUMNS, rows[0]))
     paths = None
     if params.get("fields"):
         try:

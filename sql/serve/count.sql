@@ -1,3 +1,2 @@
--- How many studies a /api/v2/studies request finds (after matches.sql, spliced in on the next line).
-{matches}
-SELECT count(*) FROM matches
+-- How many studies a /api/v2/studies request finds ({table}: its matches, made by matches_table.sql).
+SELECT count(*) FROM {table}

@@ -4,4 +4,4 @@ wanted AS (
     SELECT sponsor_key FROM sponsors
     WHERE contains(search_norm(sponsor), search_norm($phrase::VARCHAR)) AND length(trim(search_norm($phrase))) > 0
 )
-SELECT DISTINCT version_no FROM trial_card WHERE sponsor_key IN (SELECT sponsor_key FROM wanted)
+SELECT DISTINCT version_no, 0.0 AS score FROM trial_card WHERE sponsor_key IN (SELECT sponsor_key FROM wanted)

@@ -1,12 +1,11 @@
 -- The studies a /api/v2/studies request finds (ctmirror/server/v2.py), the prefix of page.sql and count.sql:
--- the trial_card rows shown at $as_of (NULL: the current state) among $versions (the versions the Essie queries
--- matched, with their $scores; NULL: no query, every study) passing the filters (each NULL: no filter):
+-- the trial_card rows shown at $as_of (NULL: the current state) among the versions the Essie queries matched
+-- (the request's term table, named in the query below, with scores; $has_query false: no query, every study) passing the filters
+-- (each NULL: no filter):
 -- $statuses (filter.overallStatus, aggFilters status), $phases, $sexes, $study_types, $results (aggFilters),
 -- $ids (filter.ids: NCT IDs or aliases), and $geo_lat/$geo_lon/$geo_km (filter.geo: a site within that many km).
 -- Sort keys: $sort1/$sort2 name a field (or 'relevance'), $dir1/$dir2 are 1 (ascending) or -1 (descending).
-WITH found AS (
-    SELECT unnest($versions::INTEGER[]) AS version_no, unnest($scores::DOUBLE[]) AS score
-),
+WITH found AS (SELECT version_no, score FROM {found}),
 near AS (
     SELECT DISTINCT v.version_no
     FROM all_locations AS l
@@ -21,7 +20,7 @@ candidates AS (
     SELECT t.*
     FROM trial_card AS t
     WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, NULL, $as_of::DATE)
-      AND ($versions::INTEGER[] IS NULL OR t.version_no IN (SELECT version_no FROM found))
+      AND (NOT $has_query::BOOLEAN OR t.version_no IN (SELECT version_no FROM found))
       AND ($statuses::VARCHAR[] IS NULL OR list_contains($statuses::VARCHAR[], t.overall_status))
       AND ($phases::VARCHAR[] IS NULL OR list_has_any(t.phases, $phases::VARCHAR[]))
       AND ($sexes::VARCHAR[] IS NULL OR list_contains($sexes::VARCHAR[], coalesce(t.sex, 'ALL')))

@@ -1,5 +1,4 @@
--- The stored records (the registry's JSON, as received) of the versions ($nct_ids, $hashes: pairs by position).
-SELECT v.nct_id, v.content_hash, v.raw
-FROM study_versions AS v
-WHERE v.nct_id IN (SELECT unnest($nct_ids::VARCHAR[]))
-  AND (v.nct_id, v.content_hash) IN (SELECT unnest($nct_ids::VARCHAR[]), unnest($hashes::VARCHAR[]))
+-- The stored records (the registry's JSON, as received) of some versions, from the one file holding them ({file}:
+-- a quoted path of the warehouse's own) and by NCT ID ({nct_ids}: quoted IDs our own page query returned, checked
+-- to be NCT IDs): literals, so DuckDB reads only the row groups that hold them. The caller keeps the versions asked.
+SELECT nct_id, content_hash, raw FROM read_parquet({file}) WHERE nct_id IN ({nct_ids})

@@ -11,8 +11,8 @@ collaborating AS (
     JOIN study_version AS v USING (nct_id, content_hash)
     WHERE contains(search_norm(c.name), (SELECT norm FROM phrase))
 )
-SELECT version_no FROM leads
+SELECT version_no, 0.0 AS score FROM leads
 WHERE length(trim((SELECT norm FROM phrase))) > 0
 UNION
-SELECT version_no FROM collaborating
+SELECT version_no, 0.0 AS score FROM collaborating
 WHERE length(trim((SELECT norm FROM phrase))) > 0

@@ -18,7 +18,7 @@ WITH shown AS (
     FROM trial_card
     WHERE shown_at(valid_from, valid_to, is_current, study_first_post_date, NULL, $as_of::DATE)
 )
-SELECT version_no
+SELECT version_no, 0.0 AS score
 FROM shown
 WHERE CASE $test
     WHEN 'equals' THEN list_contains(list_transform(texts, t -> upper(replace(t, ' ', '_'))), $value::VARCHAR)

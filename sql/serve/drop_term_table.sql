@@ -1,0 +1,2 @@
+-- A term table ({name}) once the request is answered.
+DROP TABLE IF EXISTS {name}
