@@ -70,6 +70,12 @@ async def check_tools(session, m: Mirror) -> None:
                 body["pagination"]["cursor"] = bool(body["pagination"]["cursor"])
         assert result.structuredContent == expected, name
         assert json.loads(result.content[0].text) == result.structuredContent or name == "search"
+    for name in tools:  # every tool: an argument it does not take is a typed error, never a traceback
+        result = await session.call_tool(name, {"colour": "red"})
+        assert result.isError and result.structuredContent["error"]["code"] == "INVALID_INPUT", name
+    for name in (n for n, method in METHODS.items() if method.kind == "statistic"):
+        result = await session.call_tool(name, {"condition": "asthma"})
+        assert not result.isError and result.structuredContent == expected_answer(m, name, {"condition": "asthma"})
     for name, arguments, code in [("get_landscape", {"condition": "NASH", "top_n": 0}, "INVALID_INPUT"),
                                   ("get_landscape", {}, "INVALID_INPUT"),
                                   ("search_trials", {"drug": "x", "condition": "y", "colour": "red"}, "INVALID_INPUT"),
@@ -169,6 +175,9 @@ def test_a_server_pinned_to_a_cutoff_leaks_nothing_from_after_it(sample_warehous
                                             ("get_terminated", {"query": condition}),
                                             ("search", {"condition": condition, "page_size": 50}),
                                             ("search_trials", {"drug": "placebo", "condition": condition}),
+                                            ("detect_whitespace", {"drug": "metformin", "condition": condition}),
+                                            ("stats_by_phase", {"condition": condition}),
+                                            ("stats_results_reporting", {"condition": condition}),
                                             ("count_studies", {"query.cond": condition}),
                                             ("find_eligible", {"conditions": [condition], "recruiting_only": False,
                                                                "max_results": 50}),
@@ -187,6 +196,8 @@ def test_a_server_pinned_to_a_cutoff_leaks_nothing_from_after_it(sample_warehous
                     trial = (await session.call_tool("get_trial", {"nct_id": nct_id})).structuredContent
                     assert trial["overall_status"] == (shown[nct_id]["overall_status"] or ""), nct_id
                     assert trial["results_posted"] == shown[nct_id]["has_results"], nct_id
+                    details = (await session.call_tool("get_trial_details", {"nct_id": nct_id})).structuredContent
+                    assert details["overall_status"] == trial["overall_status"]
                     record = (await session.call_tool("get_study", {"nct_id": nct_id})).structuredContent["study"]
                     results = (await session.call_tool("get_results", {"nct_ids": [nct_id]})).structuredContent
                     for path, value, kind in [*_dates(record), *_dates(results)]:
