@@ -4,6 +4,7 @@ answers compared with the Mirror's on the same warehouse."""
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import socket
 import subprocess
@@ -408,3 +409,58 @@ def test_a_query_string_can_hold_every_parameter_form(api):
     response = api.get(f"/api/v2/studies?{query}")
     assert response.status_code == 200
     assert all("PHASE2" in s["protocolSection"]["designModule"]["phases"] for s in response.json()["studies"])
+
+
+@pytest.mark.slow
+def test_serve_with_several_workers_answers_alike(sample_warehouse, m):
+    """--workers 2: two processes, each with its own readers of the same state, give the Mirror's answers."""
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "ctmirror.cli", "-w", str(sample_warehouse), "serve", "--port",
+                                str(port), "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    try:
+        client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
+        for _ in range(600):
+            try:
+                client.get("/api/v2/version")
+                break
+            except httpx.TransportError:
+                time.sleep(0.05)
+        expected = m.get_landscape("NASH", top_n=3).model_dump(mode="json")
+        answers = []
+
+        def ask() -> None:
+            with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as own:
+                for _ in range(5):
+                    answers.append(own.get("/ctmirror/v1/get_landscape", params={"condition": "NASH", "top_n": 3}))
+
+        threads = [threading.Thread(target=ask) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert len(answers) == 20 and all(a.status_code == 200 and a.json() == expected for a in answers)
+        client.close()
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) in (0, -signal.SIGTERM)
+        assert "Traceback" not in process.stderr.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+
+
+def test_a_copied_warehouse_serves_the_same_answers_and_accepts_the_originals_page_tokens(sample_warehouse, tmp_path):
+    """Replicas behind a load balancer: a copy of the folder answers alike, and a page token issued by one replica
+    continues on another."""
+    copy = tmp_path / "replica"
+    shutil.copytree(sample_warehouse, copy, symlinks=True)
+    params = {"query.cond": "cancer", "pageSize": 5, "countTotal": "true"}
+    with LoopbackServer(Settings(sample_warehouse)) as original, LoopbackServer(Settings(copy)) as replica:
+        first = original.get("/api/v2/studies", params=params).json()
+        assert replica.get("/api/v2/studies", params=params).json() == first
+        following = {"query.cond": "cancer", "pageSize": 5, "pageToken": first["nextPageToken"]}
+        assert replica.get("/api/v2/studies", params=following).json() == \
+            original.get("/api/v2/studies", params=following).json()
+        method = {"condition": "NASH", "date_before": "2019-06-01"}
+        assert replica.get("/ctmirror/v1/get_landscape", params=method).json() == \
+            original.get("/ctmirror/v1/get_landscape", params=method).json()
