@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
@@ -363,21 +364,37 @@ def test_a_server_pinned_to_a_cutoff_shows_nothing_from_after_it(sample_warehous
 
 
 # ---- the command: a new state between requests, SIGTERM ------------------------------------------------------
+@contextmanager
+def serve_process(root, *options: str):
+    """`ctmirror serve` in a process of its own on a free port, once it answers: (process, client). On leaving, a
+    SIGTERM, after which it must have stopped cleanly (uvicorn finishes what is in flight, then ends by the signal
+    it caught, so its caller sees why)."""
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "ctmirror.cli", "-w", str(root), "serve", "--port", str(port),
+                                *options], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+            for _ in range(600):
+                try:
+                    client.get("/api/v2/version")
+                    break
+                except httpx.TransportError:
+                    time.sleep(0.05)
+            yield process, client
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) in (0, -signal.SIGTERM)
+        assert "Traceback" not in process.stderr.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+
+
 @pytest.mark.slow
 def test_serve_picks_up_a_new_state_and_stops_cleanly_on_sigterm(tmp_path, records):
     wh = Warehouse(tmp_path / "w")
     load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:50])])
-    port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "ctmirror.cli", "-w", str(wh.root), "serve", "--port",
-                                str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
-        for _ in range(300):
-            try:
-                first = client.get("/api/v2/studies", params={"countTotal": "true", "pageSize": 1})
-                break
-            except httpx.TransportError:
-                time.sleep(0.05)
+    with serve_process(wh.root) as (_, client):
+        first = client.get("/api/v2/studies", params={"countTotal": "true", "pageSize": 1})
         assert first.json()["totalCount"] == 50 and first.headers["x-ctmirror-state"] == "000001"
         token = first.json()["nextPageToken"]
         load_paths(wh, [write_ndjson(tmp_path / "b.ndjson", records[50:60])])
@@ -386,14 +403,6 @@ def test_serve_picks_up_a_new_state_and_stops_cleanly_on_sigterm(tmp_path, recor
         resumed = client.get("/api/v2/studies", params={"pageSize": 100, "pageToken": token})
         assert resumed.status_code == 200 and resumed.headers["x-ctmirror-state"] == "000001"  # paging goes on
         assert len(resumed.json()["studies"]) == 49
-        client.close()
-        process.send_signal(signal.SIGTERM)
-        # uvicorn finishes what is in flight, then ends by the signal it caught (so its caller sees why)
-        assert process.wait(timeout=20) in (0, -signal.SIGTERM)
-        assert "Traceback" not in process.stderr.read()
-    finally:
-        if process.poll() is None:
-            process.kill()
 
 
 @pytest.mark.slow
@@ -414,23 +423,11 @@ def test_a_query_string_can_hold_every_parameter_form(api):
 @pytest.mark.slow
 def test_serve_with_several_workers_answers_alike(sample_warehouse, m):
     """--workers 2: two processes, each with its own readers of the same state, give the Mirror's answers."""
-    port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "ctmirror.cli", "-w", str(sample_warehouse), "serve", "--port",
-                                str(port), "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
-    try:
-        client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
-        for _ in range(600):
-            try:
-                client.get("/api/v2/version")
-                break
-            except httpx.TransportError:
-                time.sleep(0.05)
-        expected = m.get_landscape("NASH", top_n=3).model_dump(mode="json")
-        answers = []
-
+    expected = m.get_landscape("NASH", top_n=3).model_dump(mode="json")
+    answers = []
+    with serve_process(sample_warehouse, "--workers", "2") as (_, client):
         def ask() -> None:
-            with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as own:
+            with httpx.Client(base_url=client.base_url, timeout=30) as own:
                 for _ in range(5):
                     answers.append(own.get("/ctmirror/v1/get_landscape", params={"condition": "NASH", "top_n": 3}))
 
@@ -439,14 +436,7 @@ def test_serve_with_several_workers_answers_alike(sample_warehouse, m):
             thread.start()
         for thread in threads:
             thread.join()
-        assert len(answers) == 20 and all(a.status_code == 200 and a.json() == expected for a in answers)
-        client.close()
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=30) in (0, -signal.SIGTERM)
-        assert "Traceback" not in process.stderr.read()
-    finally:
-        if process.poll() is None:
-            process.kill()
+    assert len(answers) == 20 and all(a.status_code == 200 and a.json() == expected for a in answers)
 
 
 def test_a_copied_warehouse_serves_the_same_answers_and_accepts_the_originals_page_tokens(sample_warehouse, tmp_path):
