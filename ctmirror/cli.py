@@ -422,14 +422,15 @@ def serve(
     Example: ctmirror serve --port 8000 --as-of 2019-06-01
     """
     from ctmirror import arguments
-    from ctmirror.server.app import Settings, create_app
+    from ctmirror.mirror import Mirror
+    from ctmirror.server.app import Settings
     from ctmirror.server.app import serve as run
 
     if workers < 1 or readers < 1:
         raise InvalidArgument("--workers and --readers must be at least 1")
     root = Warehouse(options.warehouse).root
     settings = Settings(root, as_of=arguments.cutoff(as_of), sql=sql, readers=readers)
-    create_app(settings).state.pool.close()  # opens the warehouse once now: a wrong folder fails here, clearly
+    Mirror(root, as_of=settings.as_of).close()  # a wrong folder fails here, with the warehouse's own message
     say(f"serving {root} on http://{host}:{port} (/api/v2, /ctmirror/v1)"
         + (f" as of {settings.as_of}" if settings.as_of else ""))
     run(settings, host=host, port=port, workers=workers)

@@ -292,8 +292,8 @@ def instructions(pool: MirrorPool) -> str:
             "field_values for numbers; find_eligible for a patient.")
 
 
-def build_server(root: Path, *, as_of: date | None = None, readers: int = 2) -> tuple[Server, MirrorPool]:
-    pool = MirrorPool(root, as_of=as_of, size=readers)
+def build_server(pool: MirrorPool) -> Server:
+    """The MCP server, answering on `pool`'s readers (`ctmirror serve` shares its own)."""
     server = Server("ctmirror", version=__version__, instructions=instructions(pool))
 
     def in_thread(work):
@@ -368,14 +368,15 @@ def build_server(root: Path, *, as_of: date | None = None, readers: int = 2) -> 
         return types.GetPromptResult(description=f"landscape of {condition}", messages=[
             types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))])
 
-    return server, pool
+    return server
 
 
 def run_stdio(root: Path, *, as_of: date | None = None) -> None:
     """`ctmirror mcp`: the server on stdin/stdout until the client closes it."""
     from mcp.server.stdio import stdio_server
 
-    server, pool = build_server(root, as_of=as_of)
+    pool = MirrorPool(root, as_of=as_of)
+    server = build_server(pool)
 
     async def main() -> None:
         async with stdio_server() as (read, write):

@@ -29,7 +29,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from ctmirror import __version__, arguments
+from ctmirror import __version__
 from ctmirror.core.errors import CtmirrorError, InvalidArgument, NotFound, StateNotFound, WarehouseError
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.mirror import Mirror
@@ -38,7 +38,7 @@ from ctmirror.registry import METHODS, Method
 from ctmirror.server import v2
 from ctmirror.server.openapi import openapi_document
 from ctmirror.server.pool import MirrorPool
-from ctmirror.server.records import field_tree
+from ctmirror.server.records import enumerations, field_tree
 
 log = logging.getLogger("ctmirror.serve")
 MAX_QUERY_STRING = 64 * 1024
@@ -98,7 +98,7 @@ def create_app(settings: Settings) -> Starlette:
     # ---- the v2 API ----------------------------------------------------------------------------------------
     async def studies(request: Request) -> Response:
         params = dict(request.query_params)
-        token_state = _token_state(params.get("pageToken"))
+        token_state = v2.page_token_state(params.get("pageToken"))
 
         def work(mirror: Mirror) -> Response:
             page, search = v2.studies(mirror, params, mirror.as_of)
@@ -155,8 +155,7 @@ def create_app(settings: Settings) -> Starlette:
         return JSONResponse(field_tree())
 
     async def enums(request: Request) -> Response:
-        from importlib import resources
-        return JSONResponse(json.loads(resources.files("ctmirror").joinpath("data/ctgov-enums.json").read_text()))
+        return JSONResponse(enumerations())
 
     async def search_areas(request: Request) -> Response:
         return await answer(request, lambda mirror: JSONResponse(_search_areas(mirror)), api=True)
@@ -214,7 +213,7 @@ def create_app(settings: Settings) -> Starlette:
 
     from ctmirror.server.agent_tools import build_server
 
-    tools_server, tools_pool = build_server(settings.warehouse, as_of=settings.as_of, readers=settings.readers)
+    tools_server = build_server(pool)
     sessions = StreamableHTTPSessionManager(app=tools_server, stateless=True, json_response=True)
 
     class ToolsEndpoint:  # an ASGI app (not a function), so Starlette hands it the raw request
@@ -229,7 +228,6 @@ def create_app(settings: Settings) -> Starlette:
         async with sessions.run():
             yield
         pool.close()
-        tools_pool.close()
 
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.pool = pool
@@ -242,26 +240,10 @@ def app_from_environment() -> Starlette:
 
 # ---- helpers -------------------------------------------------------------------------------------------------
 def _error(api: bool, error: CtmirrorError) -> Response:
-    status = 503 if isinstance(error, WarehouseError) and not isinstance(error, StateNotFound) else error.http_status
-    if isinstance(error, StateNotFound):
-        status = 400 if api else 410
+    """The v2 API's plain text (a page token's expired state is a bad request there), or the contract's envelope."""
     if api:
-        return PlainTextResponse(str(error), status_code=status)
-    return JSONResponse(error.envelope(), status_code=status)
-
-
-def _token_state(token: str | None) -> str | None:
-    """The state a page token was issued on (checked in full on that state's Mirror), so paging goes on where it
-    began when a sync publishes in between."""
-    if not token:
-        return None
-    import base64
-    try:
-        body = base64.urlsafe_b64decode(token[:500] + "=" * (-len(token[:500]) % 4)).decode().rpartition("|")[0]
-        state = json.loads(body).get("s")
-        return state if isinstance(state, str) else None
-    except (ValueError, UnicodeError, AttributeError):
-        return None
+        return PlainTextResponse(str(error), status_code=400 if isinstance(error, StateNotFound) else error.http_status)
+    return JSONResponse(error.envelope(), status_code=error.http_status)
 
 
 def _query_arguments(request: Request, method: Method) -> dict[str, Any]:
@@ -355,6 +337,3 @@ def serve(settings: Settings, *, host: str, port: int, workers: int) -> None:
     else:
         uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")
 
-
-def parse_cutoff(value: str | None) -> date | None:
-    return arguments.cutoff(value)

@@ -12,7 +12,7 @@ from datetime import date
 from pathlib import Path
 
 from ctmirror.core.errors import StateNotFound
-from ctmirror.core.warehouse import STATE_ID
+from ctmirror.core.warehouse import STATE_ID, Warehouse
 from ctmirror.mirror import Mirror
 
 
@@ -36,7 +36,7 @@ class MirrorPool:
         try:
             return os.path.basename(os.readlink(self.root / "current"))
         except OSError:
-            return Mirror(self.root).state_id  # raises the warehouse's own message
+            return Warehouse(self.root).state().state_id  # raises the warehouse's own message
 
     @contextmanager
     def mirror(self, state_id: str | None = None) -> Iterator[Mirror]:

@@ -94,6 +94,12 @@ def field_tree() -> list[dict[str, Any]]:
 
 
 @cache
+def enumerations() -> list[dict[str, Any]]:
+    """The v2 API's enumerations and the pieces that use them (GET /api/v2/studies/enums), as shipped."""
+    return json.loads(resources.files("ctmirror").joinpath("data/ctgov-enums.json").read_text("utf-8"))
+
+
+@cache
 def piece_paths() -> dict[str, tuple[str, ...]]:
     """Every piece name (and alternative name), lower-cased, and every dotted path → its path in a record."""
     paths: dict[str, tuple[str, ...]] = {}

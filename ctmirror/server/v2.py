@@ -510,13 +510,32 @@ def write_page_token(mirror: Mirror, offset: int, fingerprint: str) -> str:
     return base64.urlsafe_b64encode(f"{body}|{mac}".encode()).decode().rstrip("=")
 
 
+def _decoded_token(token: str) -> tuple[str, str, dict[str, Any]]:
+    """(body, signature, payload) of a page token; ValueError (or KeyError, TypeError, UnicodeError) if it is not
+    one in form."""
+    if len(token) > 500:
+        raise ValueError
+    body, _, mac = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode().rpartition("|")
+    payload = json.loads(body)
+    if not isinstance(payload, dict):
+        raise ValueError
+    return body, mac, payload
+
+
+def page_token_state(token: str | None) -> str | None:
+    """The state a page token names (checked in full, signature included, on that state's Mirror), so paging goes
+    on where it began when a sync publishes in between."""
+    try:
+        state = _decoded_token(token)[2].get("s") if token else None
+    except (ValueError, KeyError, TypeError, UnicodeError):
+        return None
+    return state if isinstance(state, str) else None
+
+
 def read_page_token(mirror: Mirror, token: str, fingerprint: str) -> int:
     """The offset a page token continues at: refused if altered, from another query, or from another state."""
     try:
-        if len(token) > 500:
-            raise ValueError
-        body, _, mac = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode().rpartition("|")
-        payload = json.loads(body)
+        body, mac, payload = _decoded_token(token)
         offset = payload["o"]
         if not isinstance(offset, int) or not 0 <= offset <= MAX_PAGE_OFFSET:
             raise ValueError
