@@ -33,8 +33,8 @@ def rows_of(cursor: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     return [dict(zip(names, row)) for row in cursor.fetchall()]
 
 
-def _column(calls: list[dict[str, Any]], name: str) -> list[Any]:
-    return [call[name] for call in calls]
+def _column(method: Method, calls: list[dict[str, Any]], name: str) -> list[Any]:
+    return [method.bound(name, call[name]) for call in calls]
 
 
 def _set_arguments(mirror: Mirror, method: Method, arguments: dict[str, Any]) -> None:
@@ -69,7 +69,7 @@ def _argument_statements(method: Method) -> tuple[str, str]:
 def _execute(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> duckdb.DuckDBPyConnection:
     """Runs a set-wise method's call query on the calls' arguments, read from its arguments' table, so the query is
     prepared once per connection and each call only executes it. The statement's name is the method's, ours."""
-    _set_arguments(mirror, method, {column: _column(calls, name) for name, column, _ in method.columns})
+    _set_arguments(mirror, method, {column: _column(method, calls, name) for name, column, _ in method.columns})
     if method.name not in mirror.prepared_calls:
         mirror.con.execute(f"PREPARE {method.name} AS\n{read_sql(f'calls/{method.name}.sql')}")
         mirror.prepared_calls.add(method.name)
@@ -159,7 +159,7 @@ def _by_id(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> list[
     """A lookup by ID plans in a millisecond or two, less than filling an arguments table would cost: it runs
     with bound parameters, unprepared."""
     answers: list[Any] = [None] * len(calls)
-    arguments = {column: _column(calls, name) for name, column, _ in method.columns}
+    arguments = {column: _column(method, calls, name) for name, column, _ in method.columns}
     for k, card in mirror.con.execute(read_sql(f"calls/{method.name}.sql"), arguments).fetchall():
         answers[k - 1] = method.model.model_validate_json(card)
     return answers

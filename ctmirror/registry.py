@@ -22,6 +22,7 @@ from ctmirror import arguments as arg
 from ctmirror import display
 from ctmirror.core.errors import InvalidArgument
 from ctmirror.core.sqlfiles import read_sql
+from ctmirror.core.words import search_norm
 from ctmirror.models import (
     ConditionLandscape,
     PaginationEnvelope,
@@ -175,6 +176,13 @@ class Method:
     shape: str = ""
     card_table: str = ""
     model: Any = None  # set-wise: the pydantic model of one item of the answer
+    # fields whose text its SQL matches as words: bound as their search_norm (ctmirror.core.words), so a call's
+    # query does no Unicode work of its own
+    words: tuple[str, ...] = ()
+
+    def bound(self, name: str, value: Any) -> Any:
+        """A field's value as its call query takes it: query words normalised (see `words`)."""
+        return search_norm(value) if value is not None and name in self.words else value
 
     @property
     def help(self) -> str:
@@ -225,17 +233,19 @@ CONTRACT = (
            columns=(("drug", "drugs", "VARCHAR"), ("condition", "conditions", "VARCHAR"),
                     ("date_before", "dates_before", "DATE"), AS_OFS, ("phase_filter", "phase_filters", "VARCHAR"),
                     ("max_results", "max_results", "INTEGER")),
-           shape="ranked_cards", card_table="trial_card", model=Trial),
+           shape="ranked_cards", card_table="trial_card", model=Trial, words=("drug", "condition")),
     Method("detect_whitespace", WhitespaceRequest, WhitespaceResult,
            "Is this drug-condition pair untested? With other drugs tested for the condition when it is.",
            "set-wise", display.whitespace, {"drug": "tadalafil", "condition": "NASH"}, command="whitespace",
            columns=(("drug", "drugs", "VARCHAR"), ("condition", "conditions", "VARCHAR"),
-                    ("date_before", "dates_before", "DATE"), AS_OFS), shape="one_row_each", model=WhitespaceResult),
+                    ("date_before", "dates_before", "DATE"), AS_OFS), shape="one_row_each", model=WhitespaceResult,
+           words=("drug", "condition")),
     Method("get_landscape", LandscapeRequest, ConditionLandscape,
            "Who competes in a condition and how far along they are.", "set-wise", display.landscape,
            {"condition": "NASH", "top_n": 10}, command="landscape",
            columns=(("condition", "conditions", "VARCHAR"), ("date_before", "dates_before", "DATE"), AS_OFS,
                     ("top_n", "top_ns", "INTEGER")), shape="one_row_each", model=ConditionLandscape,
+           words=("condition",),
            # the reference day of calls without a date_before, taken when the call is made (current_date in the
            # prepared query would make DuckDB plan it again at every execution)
            once=(("today", "DATE", "current_date"),)),
@@ -244,7 +254,7 @@ CONTRACT = (
            display.trials(STOPPED_COLUMNS), {"query": "erectile dysfunction"}, command="terminated",
            columns=(("query", "queries", "VARCHAR"), ("date_before", "dates_before", "DATE"), AS_OFS,
                     ("max_results", "max_results", "INTEGER")),
-           shape="ranked_cards", card_table="stopped_card", model=TerminatedTrial),
+           shape="ranked_cards", card_table="stopped_card", model=TerminatedTrial, words=("query",)),
     Method("get_trial", TrialRequest, Trial | None, "One trial by NCT ID; exit code 1 when not found.", "set-wise",
            display.trial, {"nct_id": "NCT00711542"}, command="trial",
            columns=(("nct_id", "nct_ids", "VARCHAR"), AS_OFS), shape="by_id", model=Trial),
@@ -263,7 +273,8 @@ CONTRACT = (
                     ("min_age", "min_age_days", "INTEGER"), ("max_age", "max_age_days", "INTEGER"),
                     ("sex", "sex", "VARCHAR"), ("study_type", "study_type", "VARCHAR"),
                     ("date_before", "date_before", "DATE"), ("as_of", "as_of", "DATE"),
-                    ("page_offset", "page_offset", "BIGINT"))),
+                    ("page_offset", "page_offset", "BIGINT")),
+           words=("query", "condition", "intervention", "eligibility_keywords")),
 )
 
 

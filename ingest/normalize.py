@@ -45,6 +45,9 @@ FIRST_BATCH_SHARE = 4
 # nothing and cost time. They are written in the smallest row groups DuckDB makes, since the Parquet writer holds a
 # row group's column whole in memory, and a batch's raw JSON in one group is hundreds of megabytes.
 UNREPEATED_TEXTS = ("study_versions",)
+# How search_norm splits words, recorded in each segment: 2 splits at every Unicode punctuation and separator
+# and folds compatibility forms (sql/schema/unicode_text.sql); a segment of an older rule is renormalised.
+WORD_BOUNDARIES = 2
 SLOWEST_TABLES = ("study_versions", "search_terms", "condition_links", "study_details", "places", "studies")
 
 
@@ -220,6 +223,7 @@ class Normalizer:
             "end": end,
             "receipts": [r.receipt_id for r in batch.receipts],
             "counts": batch_counts,
+            "word_boundaries": WORD_BOUNDARIES,
         }
         segment = self.warehouse.commit_segment(segment_id, tmp, meta)
         counts.add(batch_counts)

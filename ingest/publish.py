@@ -19,7 +19,7 @@ from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.warehouse import CURRENT_ROWS_FILE, DEFAULT_KEEP_STATES, Segment, State, Warehouse, append_lines
 from ingest.catalog import VERSIONED_INDEX_INPUTS, build_catalog
 from ingest.crash import crash_point
-from ingest.normalize import normalised_tables, slowest_first, table_key
+from ingest.normalize import WORD_BOUNDARIES, normalised_tables, slowest_first, table_key
 
 # Tables every state carries whole, as all versions or all rows, read where the segments keep them.
 HISTORY_TABLES = ("study_versions", "quarantine", "sightings")
@@ -39,6 +39,8 @@ def check_segments(segments: list) -> None:
         if not missing:
             columns = set(pyarrow.parquet.read_schema(segment.table_file("studies")).names)
             missing = [f"studies.{c}" for c in STUDIES_COLUMNS_SINCE if c not in columns]
+        if segment.meta.get("word_boundaries", 1) < WORD_BOUNDARIES:
+            missing.append("search texts split at every Unicode word boundary")
         if missing:
             raise WarehouseError(
                 f"segment {segment.segment_id} was written by an older ctmirror: it has no {', '.join(missing)}",

@@ -15,6 +15,7 @@ from conftest import nct
 from ctmirror import InvalidArgument, Mirror
 from ctmirror.arguments import age_days
 from ctmirror.core.errors import InvalidNctId
+from ctmirror.core.words import search_norm
 
 
 @pytest.fixture(scope="module")
@@ -422,13 +423,16 @@ SEARCH_SHAPES = [
 
 
 def _macro_page(con, call: dict, limit: int, offset: int) -> list[tuple]:
-    """The page from the public macro with every argument bound: one generic plan, nothing folded away."""
+    """The page from the page macro with every argument bound: one generic plan, nothing folded away. Its texts
+    are normalised, as the Python API binds them."""
     status = call.get("status")
+    norm = lambda text: None if text is None else search_norm(text)  # noqa: E731
     return con.execute(
         "SELECT nct_id, relevance::DOUBLE, total_matches "
         "FROM search_studies_page($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14)",
-        [call.get("query"), call.get("condition"), call.get("intervention"), None if status is None else [status],
-         call.get("location"), [call["phase"]] if "phase" in call else None, call.get("eligibility_keywords"),
+        [norm(call.get("query")), norm(call.get("condition")), norm(call.get("intervention")),
+         None if status is None else [status], call.get("location"), [call["phase"]] if "phase" in call else None,
+         norm(call.get("eligibility_keywords")),
          age_days("min_age", call.get("min_age")), age_days("max_age", call.get("max_age")),
          call.get("sex"), call.get("study_type"), date.fromisoformat(call["date_before"]) if "date_before" in call
          else None, limit, offset]).fetchall()

@@ -21,6 +21,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from ctmirror.core.sqlfiles import read_sql, sql_literal
+from ctmirror.core.words import search_norm
 from ctmirror.server import essie
 from ctmirror.server.records import UnknownField, field_paths, project, record_as_of, values_at
 
@@ -320,7 +321,7 @@ class Matcher:
         if context.kind == "text":
             if not node.quoted and not context.phrase and len(text.split()) > 1:
                 return self.evaluate(essie.And(tuple(essie.Words(w) for w in text.split())), context)
-            return self.leaf_table("text_leaf", field=context.field, phrase=text, as_of=self.as_of,
+            return self.leaf_table("text_leaf", field=context.field, phrase=search_norm(text), as_of=self.as_of,
                                    areas=list(context.areas) if context.areas else None)
         if context.kind == "healthy":
             if text.strip().upper() not in ("TRUE", "FALSE"):

@@ -1,7 +1,8 @@
 -- trial_text: one row per version (version_no) with the contract's Trial as JSON, less what a cutoff changes: the
--- head of the object (card_head, without its closing brace) and the version's references (references_json). A
--- call's trials are read as card_json(...) of it and their trial_card row (sql/methods/_cards.sql). Where the
--- contract's model needs a text the registry left out (an intervention without a type), it is ''.
+-- head of the object (card_head, without its closing brace), the version's references (references_json) and its
+-- conditions as the matcher reads them (condition_norms). A call's trials are read as card_json(...) of it and
+-- their trial_card row (sql/methods/_cards.sql). Where the contract's model needs a text the registry left out
+-- (an intervention without a type), it is ''.
 -- trial_card: one row per version and span of cutoffs (version_epoch) with what the methods filter and rank on,
 -- the columns a cutoff changes as of that span (overall_status, why_stopped, results_posted, enrollment_type, ...),
 -- and where it is shown (valid_from, valid_to, is_current: see shown_at). card_no numbers its rows. interventions,
@@ -41,7 +42,10 @@ SELECT
         'study_type': coalesce(s.study_type, ''), 'primary_outcomes': coalesce(outc.primary_outcomes, []),
         'phases': s.phases, 'version': s.content_hash
     })::VARCHAR, '}') AS card_head,
-    to_json(coalesce(refs.refs, []))::VARCHAR AS references_json
+    to_json(coalesce(refs.refs, []))::VARCHAR AS references_json,
+    -- the conditions normalised (search_norm), in order: which of them a query matched, read without
+    -- normalising text in the query
+    list_transform(coalesce(cond.conditions, []), c -> search_norm(c)) AS condition_norms
 FROM all_studies AS s
 JOIN study_version AS sv USING (nct_id, content_hash)
 LEFT JOIN cond USING (nct_id, content_hash)

@@ -5,17 +5,23 @@
 -- versions of studies (version_no): which version a call shows is trial_card's (shown_at), so a method joins the
 -- matched versions to the trial_card rows its call shows. as_ofs: each call's strict cutoff (NULL: current).
 
--- search_phrases_many(field, qs): per query, the normalised query and the phrases of its synonym groups
+-- The query texts the matchers and the methods' *_many macros take (qs, and term_hits's q) are already normalised,
+-- search_norm of what the user wrote: the Python API binds them so (ctmirror/core/words.py, the same function),
+-- because the macro's Unicode tables cost a query about a millisecond to set up each time it runs. The forms for
+-- SQL users (matched_texts, field_hits, field_matches, term_matches, and each method's one-call macro:
+-- search_trials, detect_whitespace, ...) take the text as written and normalise it.
+
+-- search_phrases_many(field, qs): per query, the query and the phrases of its synonym groups
 -- (sql/data/synonyms.csv).
 CREATE OR REPLACE MACRO search_phrases_many(field_name, qs) AS TABLE
-WITH normed AS (SELECT generate_subscripts(qs, 1) AS k, search_norm(unnest(qs)) AS phrase)
+WITH normed AS (SELECT generate_subscripts(qs, 1) AS k, unnest(qs) AS phrase)
 SELECT n.k, unnest(coalesce(s.phrases, [n.phrase])) AS phrase
 FROM normed AS n
 LEFT JOIN synonym_set AS s ON s.field = field_name AND s.phrase = n.phrase
 WHERE length(trim(n.phrase)) > 0;
 
 CREATE OR REPLACE MACRO search_phrases(field_name, q) AS TABLE
-SELECT phrase FROM search_phrases_many(field_name, [q]);
+SELECT phrase FROM search_phrases_many(field_name, [search_norm(q)]);
 
 -- matched_texts_many(field, qs): per query, the texts holding one of its phrases as whole words: each of the
 -- phrase's words at consecutive positions (what contains(norm, phrase) would find, read from the narrow
@@ -37,7 +43,7 @@ placed AS (
 SELECT k, text_id FROM placed;
 
 CREATE OR REPLACE MACRO matched_texts(field_name, q) AS TABLE
-SELECT DISTINCT text_id FROM matched_texts_many(field_name, [q]);
+SELECT DISTINCT text_id FROM matched_texts_many(field_name, [search_norm(q)]);
 
 -- field_texts_many(field, qs, as_ofs): per query, the texts whose hits count (text_id) and the areas they count
 -- in (keep, a mask): every area of the field for the texts holding a phrase; for conditions, also the MeSH terms
@@ -91,7 +97,7 @@ SELECT DISTINCT k, version_no FROM field_hit_rows_many(field_name, qs, as_ofs);
 
 -- field_hits(field, q): every version matching q (as the current state matches its MeSH terms).
 CREATE OR REPLACE MACRO field_hits(field_name, q) AS TABLE
-SELECT version_no, score FROM field_hits_many(field_name, [q], [NULL::DATE]);
+SELECT version_no, score FROM field_hits_many(field_name, [search_norm(q)], [NULL::DATE]);
 
 -- field_matches(field, q): the current studies matching q, by NCT ID.
 CREATE OR REPLACE MACRO field_matches(field_name, q) AS TABLE
@@ -102,7 +108,7 @@ WHERE v.is_current;
 -- version_no. term_matches(q): the current studies by NCT ID.
 CREATE OR REPLACE MACRO term_hits(q) AS TABLE
 WITH words AS (
-    SELECT DISTINCT word FROM (SELECT unnest(string_split(trim(search_norm(q)), ' ')) AS word) WHERE word <> ''
+    SELECT DISTINCT word FROM (SELECT unnest(string_split(trim(q), ' ')) AS word) WHERE word <> ''
 ),
 per_word AS (
     SELECT w.word, h.version_no, bit_or(h.area_mask) AS area_mask
@@ -123,7 +129,8 @@ FROM versions AS s
 JOIN area_mask_score AS m ON m.field = 'term' AND m.area_mask = s.area_mask;
 
 CREATE OR REPLACE MACRO term_matches(q) AS TABLE
-SELECT v.nct_id, h.score FROM term_hits(q) AS h JOIN study_version AS v USING (version_no) WHERE v.is_current;
+SELECT v.nct_id, h.score FROM term_hits(search_norm(q)) AS h JOIN study_version AS v USING (version_no)
+WHERE v.is_current;
 
 -- location_matches(location): 'Boston, MA' → versions of studies (version_no) with a site whose place holds every comma-separated
 -- part (a US state's code or name either way). A part with no letter or digit ('%', '-') is no condition: it

@@ -55,7 +55,7 @@ phrases AS (SELECT k, list(phrase) AS phrases FROM search_phrases_many('conditio
 described AS (
     -- condition: the trial's first condition that matches the query, else its first condition.
     SELECT top.*, t.nct_id, t.phase, t.overall_status AS status, t.as_of_exact, t.content_hash AS version,
-           from_json((x.card_head || '}') -> '$.conditions', '["VARCHAR"]') AS conditions
+           from_json((x.card_head || '}') -> '$.conditions', '["VARCHAR"]') AS conditions, x.condition_norms
     FROM top
     JOIN trial_card AS t USING (card_no)
     JOIN trial_text AS x ON x.version_no = t.version_no
@@ -63,8 +63,9 @@ described AS (
 listed AS (
     SELECT d.k,
            list({'nct_id': d.nct_id, 'drug_name': d.drug_name,
-                 'condition': coalesce(list_filter(d.conditions, x -> list_bool_or(list_transform(
-                                           coalesce(p.phrases, []), ph -> contains(search_norm(x), ph))))[1],
+                 'condition': coalesce(d.conditions[list_position(list_transform(d.condition_norms,
+                                           n -> list_bool_or(list_transform(coalesce(p.phrases, []),
+                                                                            ph -> contains(n, ph)))), true)],
                                        d.conditions[1]),
                  'phase': d.phase, 'status': d.status, 'as_of_exact': d.as_of_exact, 'version': d.version}
                 ORDER BY d.phase_rank DESC, d.activity, d.study_no, lower(d.drug_name)) AS condition_drugs
@@ -80,4 +81,5 @@ LEFT JOIN listed USING (k)
 ORDER BY counts.k;
 
 CREATE OR REPLACE MACRO detect_whitespace(drug_query, condition_query, cutoff, as_of := NULL) AS TABLE
-SELECT * EXCLUDE (k) FROM detect_whitespace_many([drug_query], [condition_query], [cutoff], [as_of]);
+SELECT * EXCLUDE (k) FROM detect_whitespace_many([search_norm(drug_query)], [search_norm(condition_query)], [cutoff],
+                                          [as_of]);

@@ -4,7 +4,8 @@
 -- intervention scores) then nct_id. Ages: the trial's window admits the patient (minimum <= min_age, maximum
 -- >= max_age; a missing bound admits everyone). Sex: a trial for ALL (or not saying) admits both.
 -- Every row also carries total_matches, the number of studies the whole search finds.
--- as_of: the strict cutoff (NULL: the current state). search_studies(... the first thirteen ...): every match, unpaged.
+-- as_of: the strict cutoff (NULL: the current state). The query, condition, intervention and eligibility texts are
+-- normalised (search_norm) by the caller, as sql/methods/_matching.sql says. search_studies(... the first thirteen ...): every match, unpaged.
 -- Written so that a NULL argument's work drops out of the plan: the Python API prepares one plan per set of
 -- given arguments with the absent ones as NULL literals (calls/search_page.sql), and every matcher and filter
 -- below is guarded by a test of its own argument that the planner then folds away.
@@ -47,7 +48,7 @@ WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, 
   AND (eligibility_query IS NULL OR t.version_no IN (
         SELECT version_no FROM trial_detail
         WHERE eligibility_query IS NOT NULL
-          AND contains(search_norm(eligibility_criteria), search_norm(eligibility_query))));
+          AND contains(search_norm(eligibility_criteria), eligibility_query)));
 
 CREATE OR REPLACE MACRO search_studies_page(text_query, condition_query, intervention_query, status_list,
                                             location_query, phase_list, eligibility_query, patient_min_age_days,
@@ -95,6 +96,7 @@ ORDER BY c.relevance DESC, c.study_no;
 CREATE OR REPLACE MACRO search_studies(text_query, condition_query, intervention_query, status_list, location_query,
                                        phase_list, eligibility_query, patient_min_age_days, patient_max_age_days,
                                        sex_wanted, study_type_wanted, cutoff, as_of := NULL) AS TABLE
-SELECT * FROM search_studies_page(text_query, condition_query, intervention_query, status_list, location_query,
-                                  phase_list, eligibility_query, patient_min_age_days, patient_max_age_days,
+SELECT * FROM search_studies_page(search_norm(text_query), search_norm(condition_query), search_norm(intervention_query),
+                                  status_list, location_query, phase_list, search_norm(eligibility_query),
+                                  patient_min_age_days, patient_max_age_days,
                                   sex_wanted, study_type_wanted, cutoff, as_of, NULL, 0);

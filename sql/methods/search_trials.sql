@@ -40,7 +40,8 @@ CREATE OR REPLACE MACRO search_trials(drug_query, condition_query, cutoff, phase
                                       as_of := NULL) AS TABLE
 SELECT unnest(trial_of(card_json(x.card_head, x.references_json, t.overall_status, t.why_stopped, t.results_posted,
                                   t.as_of_exact))), r.relevance
-FROM search_trials_many([drug_query], [condition_query], [cutoff], [as_of], [phase_filter_text], [result_limit]) AS r
+FROM search_trials_many([search_norm(drug_query)], [search_norm(condition_query)], [cutoff], [as_of],
+                        [phase_filter_text], [result_limit]) AS r
 JOIN trial_card AS t USING (card_no)
 JOIN trial_text AS x ON x.version_no = t.version_no
 ORDER BY r.relevance DESC, r.card_no;
