@@ -73,6 +73,12 @@ def say(message: str) -> None:
         typer.echo(message, err=True)
 
 
+def phase(message: str) -> None:
+    """A step of publishing as it starts, on stderr above any progress bar; silent with --quiet."""
+    if not options.quiet:
+        tqdm.write(message, file=sys.stderr)
+
+
 @app.command()
 def load(
     paths: Annotated[Optional[list[Path]], typer.Argument(
@@ -93,7 +99,7 @@ def load(
     with progress(None, "records", "loading") as bar:
         try:
             result = load_paths(open_warehouse(), inputs, source="sample" if sample and not paths else "file",
-                                on_record=bar.update)
+                                on_record=bar.update, on_phase=phase)
         except NothingLoaded as nothing:
             warn_quarantined(nothing.counts)
             raise
@@ -130,7 +136,7 @@ def load_aact(
             raise InvalidArgument(f"--dump-date must be a date (YYYY-MM-DD), got {dump_date!r}") from None
     with progress(None, "studies", "loading AACT") as bar:
         try:
-            result = load_dump(open_warehouse(), path, dump_date=dump_date, on_record=bar.update)
+            result = load_dump(open_warehouse(), path, dump_date=dump_date, on_record=bar.update, on_phase=phase)
         except NothingLoaded as nothing:
             warn_quarantined(nothing.counts)
             raise
@@ -220,7 +226,7 @@ def rebuild() -> None:
     from ingest.loader import summary_line
 
     with progress(None, "records", "rebuilding") as bar:
-        result = rebuild_warehouse(open_warehouse(), on_record=bar.update)
+        result = rebuild_warehouse(open_warehouse(), on_record=bar.update, on_phase=phase)
     typer.echo(summary_line(result))
 
 
@@ -233,7 +239,7 @@ def republish() -> None:
     """
     from ingest.loader import republish as republish_state
 
-    state = republish_state(open_warehouse())
+    state = republish_state(open_warehouse(), on_phase=phase)
     typer.echo(f"published state {state.state_id}: {state.meta['counts']['studies']:,} studies")
 
 
@@ -504,21 +510,27 @@ app.add_typer(report_app, name="report")
 @report_app.command("landscape")
 def report_landscape(
     condition: Annotated[str, typer.Argument(help="Disease or condition.")],
-    out: Annotated[Path, typer.Option("--out", help="report.html, or a folder for --format png.")],
+    out: Annotated[Path, typer.Option("--out", help="report.html or .pdf, or a folder for --format png.")],
     as_of: Annotated[Optional[str], typer.Option("--as-of", help="Cutoff date YYYY-MM-DD (strict).")] = None,
-    output_format: Annotated[str, typer.Option("--format", help="html (one page) or png (one file a chart).")] = "html",
+    output_format: Annotated[str, typer.Option(
+        "--format", help="html (one page), pdf (the page, printed) or png (one file a chart).")] = "html",
 ) -> None:
-    """A self-contained HTML report on one condition: landscape, phases, statuses, starts per year, sponsors,
-    stopped trials, sites. `--format png` writes each chart as PNG (needs Debian's chromium).
+    """A self-contained HTML report on one condition: its scope at the top, phases, statuses, competitors, starts
+    per year, sponsors, stopped trials, a world map of sites. `--format pdf` prints it and `--format png` writes
+    each chart as PNG (both need Debian's chromium).
 
     Example: ctmirror report landscape NASH --as-of 2019-06-01 --out nash.html
     """
     from ctmirror import arguments
-    from ctmirror.report import landscape_charts, landscape_report, svg_to_png
+    from ctmirror.report import chromium, html_to_pdf, landscape_charts, landscape_report, svg_to_png
 
     cutoff = arguments.cutoff(as_of)
     arguments.text("condition", condition)
     refuse_inside_warehouse(out)
+    if output_format not in ("html", "pdf", "png"):
+        raise InvalidArgument(f"--format must be html, pdf or png, not {output_format!r}", invalid_input=output_format)
+    if output_format != "html":
+        chromium(f"{output_format.upper()} reports")  # before any work: a clear error when it is missing
     with open_mirror() as m:
         if output_format == "png":
             out.mkdir(parents=True, exist_ok=True)
@@ -526,9 +538,11 @@ def report_landscape(
                 svg_to_png(svg, out / f"{name}.png")
             typer.echo(f"charts written to {out}")
             return
-        if output_format != "html":
-            raise InvalidArgument("--format must be html or png")
-        out.write_text(landscape_report(m, condition, cutoff), encoding="utf-8")
+        page = landscape_report(m, condition, cutoff)
+        if output_format == "pdf":
+            html_to_pdf(page, out)
+        else:
+            out.write_text(page, encoding="utf-8")
     typer.echo(f"report written to {out}")
 
 

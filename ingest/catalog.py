@@ -9,7 +9,8 @@ depend on the working directory or on where the folder has been moved.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from pathlib import Path
@@ -51,7 +52,7 @@ VERSIONED_INDEX_INPUTS = ("studies", "conditions", "interventions", "collaborato
 
 
 def _build_index(con: duckdb.DuckDBPyConnection, root: Path, version_files: list[Path], *,
-                 strict_epochs: bool) -> None:
+                 strict_epochs: bool, on_index: Callable[[str, int, int], None] | None = None) -> None:
     """The index files, on a cursor per core: a state's tables are a row group or two each, which DuckDB reads
     on one thread, so building tables side by side is what keeps every core busy. version_files: the files of
     study_versions, which hold every version's record (study_version notes which, relative to root)."""
@@ -59,18 +60,24 @@ def _build_index(con: duckdb.DuckDBPyConnection, root: Path, version_files: list
                     "version_files": [str(Path(f).resolve()) for f in version_files],
                     "build_root": str(root.resolve())}
 
+    names = sql_files("index")
+    total, started, lock = len(names), [0], threading.Lock()  # index files begun, across the lanes
+
     def run(names: list[str]) -> None:
         cursor = _in_catalog(quiet(con.cursor()))
         cursor.execute(read_sql("session/set_root.sql"), {"root": str(root.resolve())})  # variables are per cursor
         try:
             for name in names:
+                if on_index is not None:
+                    with lock:
+                        started[0] += 1
+                        on_index(Path(name).stem.split("_", 1)[1], started[0], total)
                 statement = read_sql(name)
                 params = {k: v for k, v in index_params.items() if f"${k}" in statement}
                 cursor.execute(statement, params or None)
         finally:
             cursor.close()
 
-    names = sql_files("index")
     versions = [n for n in names if Path(n).name <= VERSIONS_LAST + "~"]
     run(versions)
     search = [n for n in names if n not in versions and Path(n).name <= SEARCH_INDEX_LAST + "~"]
@@ -110,7 +117,8 @@ def _view_sql(template: str, view: str, files: str) -> str:
 def build_catalog(path: Path, root: Path, tables: dict[str, list[Path]],
                   current_rows: dict[str, list[Path]] | None = None,
                   con: duckdb.DuckDBPyConnection | None = None, *, recorded_root: Path | None = None,
-                  versions: dict[str, list[Path]] | None = None) -> None:
+                  versions: dict[str, list[Path]] | None = None,
+                  on_index: Callable[[str, int, int], None] | None = None) -> None:
     """root: the folder every file lies under (a warehouse, or a snapshot's folder) while the catalog is built;
     recorded_root: where that folder will be read from, if it is renamed into place after (default: root).
     tables: view name → the Parquet files it reads. current_rows: view name → segment files holding every
@@ -143,7 +151,7 @@ def build_catalog(path: Path, root: Path, tables: dict[str, list[Path]],
                                   file_list_sql(files, root, recorded_root)))
         # The search index and trial cards are native tables: point lookups on them take milliseconds
         # where the same lookups over Parquet would read whole columns.
-        _build_index(con, root, tables["study_versions"], strict_epochs=versions is not None)
+        _build_index(con, root, tables["study_versions"], strict_epochs=versions is not None, on_index=on_index)
         for folder in ("catalog", "methods", "stats"):  # the statistics use the methods' matcher
             for name in sql_files(folder):
                 con.execute(read_sql(name))

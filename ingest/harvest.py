@@ -20,6 +20,7 @@ import json
 import logging
 import time
 import uuid
+import zipfile
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -92,7 +93,7 @@ class SyncPaths:
 
 def sync(warehouse: Warehouse, options: SyncOptions, progress: Progress | None = None) -> SyncResult:
     progress = progress or Progress()
-    with writer_run(warehouse, command="sync", source="api") as writer:
+    with writer_run(warehouse, command="sync", source="api", on_phase=progress.note) as writer:
         paths = SyncPaths(warehouse)
         client = PoliteClient(options.base_url, options.min_interval, options.timeout, options.retry,
                               on_retry=progress.note)
@@ -358,12 +359,23 @@ class _Run:
         return text
 
 
+def _studies_in_zip(path: Path) -> int | None:
+    """How many study files a bulk zip holds, from its directory alone (None if it is not a zip)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return sum(1 for name in archive.namelist() if name.endswith(".json"))
+    except (zipfile.BadZipFile, OSError):
+        return None
+
+
 def sync_from_bulk(warehouse: Warehouse, source: str, *, progress: Progress | None = None,
                    timeout: float = 600.0) -> SyncResult:
     """The registry's bulk json.zip (a path or URL) as the first full load; incremental syncs continue from
     the newest lastUpdatePostDate it holds. Streamed: one zip member at a time, batches of bounded size."""
     progress = progress or Progress()
-    with writer_run(warehouse, command="sync", source="bulk", on_record=lambda n: progress.page(n, None)) as writer:
+    total: list[int | None] = [None]  # the bulk file's studies, once it is received
+    with writer_run(warehouse, command="sync", source="bulk", on_record=lambda n: progress.page(n, total[0]),
+                    on_phase=progress.note) as writer:
         raw = writer.raw
         if source.startswith(("http://", "https://")):
             receipt = _download(raw, source, timeout, progress)
@@ -374,6 +386,8 @@ def sync_from_bulk(warehouse: Warehouse, source: str, *, progress: Progress | No
 
                 raise InputError(f"{source}: no such file (expected the registry's bulk json.zip or its URL)")
             receipt = raw.receive_file(path, source="bulk")
+            total[0] = _studies_in_zip(path)
+            progress.start(total[0])
         writer.normalizer.run()
         counts = writer.counts()
         run = writer.completed(origin=receipt.origin, counts=counts)

@@ -52,7 +52,7 @@ def _study_of(version: object, url: str) -> None:
 def fetch_history(warehouse: Warehouse, nct_ids: list[str], *, base_url: str, min_interval: float = 1.2,
                   timeout: float = 60.0, progress: Progress | None = None) -> HistoryResult:
     progress = progress or Progress()
-    with writer_run(warehouse, command="history", source="history") as writer:
+    with writer_run(warehouse, command="history", source="history", on_phase=progress.note) as writer:
         paths = SyncPaths(warehouse)
         checkpoint_path = paths.folder / "history_checkpoint.json"
         checkpoint = paths.read(checkpoint_path)

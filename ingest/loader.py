@@ -51,9 +51,10 @@ def expand_inputs(paths: Iterable[Path]) -> list[Path]:
 
 
 def load_paths(warehouse: Warehouse, paths: Iterable[Path], *, source: str = "file",
-               on_record: Callable[[int], None] | None = None) -> LoadResult:
+               on_record: Callable[[int], None] | None = None,
+               on_phase: Callable[[str], None] | None = None) -> LoadResult:
     files = expand_inputs(paths)  # every path checked before anything is received
-    with writer_run(warehouse, command="load", source=source, on_record=on_record) as run:
+    with writer_run(warehouse, command="load", source=source, on_record=on_record, on_phase=on_phase) as run:
         pending = {(receipt.sha256, receipt.source): receipt for receipt, _ in pending_receipts(warehouse, run.raw)}
         for file in files:
             run.raw.receive_file(file, source=source, pending=pending)
@@ -61,7 +62,8 @@ def load_paths(warehouse: Warehouse, paths: Iterable[Path], *, source: str = "fi
 
 
 def load_aact(warehouse: Warehouse, path: Path, *, dump_date: str | None = None,
-              on_record: Callable[[int], None] | None = None) -> LoadResult:
+              on_record: Callable[[int], None] | None = None,
+              on_phase: Callable[[str], None] | None = None) -> LoadResult:
     """An AACT dump (zip or folder): checked whole first, so a dump that cannot be loaded leaves nothing behind;
     then kept in raw/ (a folder as a zip of its files) and loaded as versions with source `aact`."""
     from ingest.aact import dump_connection, dump_date_from_name, open_dump
@@ -72,7 +74,7 @@ def load_aact(warehouse: Warehouse, path: Path, *, dump_date: str | None = None,
     dump_date = dump_date or dump_date_from_name(path)
     if dump_date is None:
         raise InputError(f"{path}: cannot tell the dump's date from its name; pass --dump-date YYYY-MM-DD")
-    with writer_run(warehouse, command="load-aact", source="aact", on_record=on_record) as run:
+    with writer_run(warehouse, command="load-aact", source="aact", on_record=on_record, on_phase=on_phase) as run:
         with dump_connection() as con, open_dump(path, study_structure_of(con)) as dump:
             dump.check()
             dump.read(con)  # raises before anything is kept if a refused row names no study
@@ -104,22 +106,23 @@ def _as_zip(path: Path) -> Iterator[Path]:
         yield target
 
 
-def rebuild(warehouse: Warehouse, *, on_record: Callable[[int], None] | None = None) -> LoadResult:
+def rebuild(warehouse: Warehouse, *, on_record: Callable[[int], None] | None = None,
+            on_phase: Callable[[str], None] | None = None) -> LoadResult:
     """Regenerates every segment and table from raw/ alone, into a new generation of segments."""
-    with writer_run(warehouse, command="rebuild", source="raw", on_record=on_record) as run:
+    with writer_run(warehouse, command="rebuild", source="raw", on_record=on_record, on_phase=on_phase) as run:
         warehouse.start_generation()
         result = _publish_load(run, run.normalizer.run(), origin="raw/", publish_always=True)
         warehouse.adopt_generation()
         return result
 
 
-def republish(warehouse: Warehouse) -> State:
+def republish(warehouse: Warehouse, *, on_phase: Callable[[str], None] | None = None) -> State:
     """The current state's data published again as a new state, by this version of ctmirror: what a state
     published by another version needs before a Mirror reads it. Nothing is normalised again and no run is
     recorded; the new state carries the run of the one it replaces."""
     with warehouse.writing():
         current = warehouse.latest_state()  # restores a missing `current` link too
-        return publish(warehouse, run=dict(current.meta.get("run") or {}))
+        return publish(warehouse, run=dict(current.meta.get("run") or {}), on_phase=on_phase)
 
 
 class NothingLoaded(InputError):

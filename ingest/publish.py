@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from pathlib import Path
@@ -48,16 +49,19 @@ def check_segments(segments: list) -> None:
 
 
 def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
-            con: duckdb.DuckDBPyConnection | None = None) -> State:
+            con: duckdb.DuckDBPyConnection | None = None, on_phase: Callable[[str], None] | None = None) -> State:
     """A new state from every segment. `con`: the connection the writer normalised on, if it has one (see
     `Normalizer.con`); publishing on it, rather than on a new DuckDB, reuses memory that DuckDB has faulted in
-    already, where a new one would fault in every block it uses afresh."""
+    already, where a new one would fault in every block it uses afresh. on_phase: told of each step as it
+    starts ('publishing: ...')."""
     if con is None:
         with closing(new_connection()) as own:
-            return publish(warehouse, run=run, keep=keep, con=own)
+            return publish(warehouse, run=run, keep=keep, con=own, on_phase=on_phase)
+    phase = on_phase or (lambda _step: None)
     segments = warehouse.segments()
     check_segments(segments)
     state_id, path = warehouse.new_state_dir()
+    phase(f"publishing state {state_id}: reading every version of {_plural(len(segments), 'segment')}")
     with all_cores(con):
         load_all_versions(con, segments)
         con.execute(read_sql("publish/current_versions.sql"))
@@ -87,6 +91,7 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
             return target
 
         order = slowest_first(list(copies), SLOWEST_TO_PUBLISH)
+        phase(f"publishing state {state_id}: writing the current rows of {_plural(len(order), 'table')}")
         writers = ThreadPoolExecutor(max_workers=PARALLEL_WRITERS, thread_name_prefix="ctmirror-publish")
         with (side_by_side(con) if len(copies) > 1 else all_cores(con)), writers as pool:
             written = list(pool.map(write_current, order))
@@ -104,7 +109,10 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
         ))
         crash_point("state_tables_written")
         build_catalog(path / "catalog.duckdb", warehouse.root, views, current_rows=index_inputs, con=con,
-                      versions={t: [s.table_file(t) for s in segments] for t in VERSIONED_INDEX_INPUTS})
+                      versions={t: [s.table_file(t) for s in segments] for t in VERSIONED_INDEX_INPUTS},
+                      on_index=lambda table, done, total: phase(
+                          f"publishing state {state_id}: index {done} of {total} ({table})"))
+        phase(f"publishing state {state_id}: making it current")
     meta = {
         "state_id": state_id,
         "published_at": utc_now(),
@@ -117,6 +125,10 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
     crash_point("published")
     record_run(warehouse, run)  # only now has it completed (a crash before this: see _state_runs)
     return state
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def current_tables() -> list[str]:

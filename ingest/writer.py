@@ -29,8 +29,9 @@ class WriterRun:
     after anything the run does first (a rebuild starts a new generation of segments)."""
 
     def __init__(self, warehouse: Warehouse, command: str, source: str,
-                 on_record: Callable[[int], None] | None) -> None:
+                 on_record: Callable[[int], None] | None, on_phase: Callable[[str], None] | None = None) -> None:
         self.warehouse, self.command, self.source, self.on_record = warehouse, command, source, on_record
+        self.on_phase = on_phase
         self.started = utc_now()
         self.first_segment = warehouse.last_segment_number()
         self.raw = RawStore(warehouse.root)
@@ -56,7 +57,7 @@ class WriterRun:
 
     def publish(self, record: dict) -> State:
         """Every segment as a new state, on the writer's DuckDB; the run is recorded once it is published."""
-        return publish(self.warehouse, run=record, con=self.normalizer.con)
+        return publish(self.warehouse, run=record, con=self.normalizer.con, on_phase=self.on_phase)
 
     def close(self) -> None:
         if self._normalizer is not None:
@@ -66,11 +67,13 @@ class WriterRun:
 
 @contextmanager
 def writer_run(warehouse: Warehouse, *, command: str, source: str,
-               on_record: Callable[[int], None] | None = None) -> Iterator[WriterRun]:
+               on_record: Callable[[int], None] | None = None,
+               on_phase: Callable[[str], None] | None = None) -> Iterator[WriterRun]:
     """The one way a run writes: one writer at a time (a second fails at once, readers never wait); on any
-    failure its scratch and half-written folders are removed and nothing is recorded or published."""
+    failure its scratch and half-written folders are removed and nothing is recorded or published. on_record:
+    told of the records normalised; on_phase: of each step of publishing, as it starts."""
     with warehouse.writing():
-        run = WriterRun(warehouse, command, source, on_record)
+        run = WriterRun(warehouse, command, source, on_record, on_phase)
         try:
             yield run
         finally:

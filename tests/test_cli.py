@@ -128,3 +128,19 @@ def test_status_says_how_many_records_are_partial(sample_warehouse, records):
     assert report["partial_records"] == partial
     shown = ctmirror("-w", str(sample_warehouse), "status").stdout
     assert "partial      486 studies are partial records" in shown
+
+
+def test_publishing_shows_each_phase_and_quiet_silences_it_but_not_quarantine_warnings(tmp_path, records):
+    broken = dict(records[1], protocolSection={"identificationModule": {"nctId": "not an id"}})
+    source = write_ndjson(tmp_path / "a.ndjson", [records[0], broken])
+    loud = ctmirror("-w", str(tmp_path / "loud"), "load", str(source))
+    assert loud.returncode == 0, loud.stderr
+    phases = [line for line in loud.stderr.splitlines() if line.startswith("publishing state 000001: ")]
+    assert phases[0].endswith("reading every version of 1 segment") and phases[-1].endswith("making it current")
+    indexes = [p.split(": index ", 1)[1] for p in phases if ": index " in p]
+    assert len(indexes) >= 10 and all(f" of {len(indexes)} (" in p for p in indexes)
+    assert sorted(int(p.split()[0]) for p in indexes) == list(range(1, len(indexes) + 1))
+    assert "quarantined:" in loud.stderr
+    quiet = ctmirror("-q", "-w", str(tmp_path / "quiet"), "load", str(source))
+    assert quiet.returncode == 0 and "publishing state" not in quiet.stderr
+    assert "quarantined:" in quiet.stderr and quiet.stdout.startswith("2 records: 1 new studies")

@@ -1,7 +1,11 @@
-"""The HTML landscape report: self-contained, every chart drawn, and it renders in a real headless Chromium."""
+"""The landscape report: self-contained, one scope, every chart drawn, and what a person sees in a real headless
+Chromium (charts, map legend, nothing cut off), as HTML, PDF and PNG."""
 
 from __future__ import annotations
 
+import html
+import json
+import os
 import re
 import shutil
 import struct
@@ -13,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from ctmirror import Mirror
-from ctmirror.report import landscape_report
+from ctmirror.report import bar_chart, landscape_report
 
 pytestmark = pytest.mark.slow  # renders in a browser
 
@@ -49,25 +53,116 @@ def test_report_is_self_contained_with_every_chart(sample_warehouse):
     with Mirror(sample_warehouse) as m:
         page = landscape_report(m, "erectile dysfunction")
         landscape = m.get_landscape("erectile dysfunction")
+        [scope] = m.stats("stats_completion", condition="erectile dysfunction")
     assert page.count("<svg") == 6 and page.count("<rect") > 30 and "<circle" in page
     assert not re.search(r"(src|href)=\"https?://", page)  # nothing to fetch
-    assert f"{landscape.total_trial_count} trials" in page
-    assert landscape.competitors[0].drug_name in page and "Why trials stopped" in page
+    assert f"Scope: the {scope['trials']:,} trials whose conditions match" in page
+    assert f"the {landscape.total_trial_count:,} of them in Early Phase 1 to Phase 4" in page
+    assert landscape.competitors[0].drug_name in page and "Why the" in page
+    assert "<th class=num>Total enrollment</th>" in page and "total_enrollment" not in page
+
+
+def test_numbers_formatted_statuses_in_words_and_long_labels_wrapped(sample_warehouse):
+    with Mirror(sample_warehouse) as m:
+        page = landscape_report(m, "breast cancer")
+    assert '<td class="num">10,300</td>' in page  # AstraZeneca's three Phase 3 trials of anastrozole
+    assert "<td>Recruiting</td>" in page and "RECRUITING" not in page
+    chart = bar_chart("Top lead sponsors", [("Post Graduate Institute of Medical Education and Research", 2),
+                                            ("A", 1)])
+    labels = "".join(re.findall(r'<text class="label".*?</text>', chart))
+    lines = re.findall(r"<tspan[^>]*>([^<]*)</tspan>", labels)
+    assert lines[:2] == ["Post Graduate Institute of", "Medical Education and…"] and all(len(x) <= 28 for x in lines)
+    assert "<title>Post Graduate Institute of Medical Education and Research</title>" in chart
+
+
+# Run in the page by the browser: what a person sees, measured after layout.
+_CHECKS = """<script>
+const page = document.documentElement, out = {};
+const charts = [...document.querySelectorAll("svg.chart")];
+out.visible_charts = charts.filter(s => {
+  const r = s.getBoundingClientRect();
+  return r.width > 100 && r.height > 50;
+}).length;
+out.clipped_texts = [];
+for (const svg of charts) {
+  const box = svg.viewBox.baseVal;
+  for (const t of svg.querySelectorAll("text")) {
+    const b = t.getBBox();
+    const inside = b.x >= box.x - 0.5 && b.y >= box.y - 0.5 && b.x + b.width <= box.x + box.width + 0.5
+                   && b.y + b.height <= box.y + box.height + 0.5;
+    if (!inside) out.clipped_texts.push(t.textContent);
+  }
+}
+out.overflowing_cells = [...document.querySelectorAll("td, th")]
+  .filter(c => c.scrollWidth > c.clientWidth + 1).map(c => c.textContent);
+out.page_overflows = page.scrollWidth > window.innerWidth;
+const map = document.querySelector("svg.map");
+out.basemap_outlines = map ? map.querySelectorAll(".basemap path").length : 0;
+const legend = map && map.querySelector(".legend");
+out.legend = legend ? legend.textContent : null;
+out.legend_inside = legend ? (() => {
+  const b = legend.getBBox(), v = map.viewBox.baseVal;
+  return b.x >= 0 && b.y >= 0 && b.x + b.width <= v.width && b.y + b.height <= v.height;
+})() : false;
+const scope = document.getElementById("scope");
+out.scope_top = scope.getBoundingClientRect().top;
+out.scope = scope.textContent;
+const checks = JSON.stringify(out).replace(/</g, "\\u003c");
+document.body.insertAdjacentHTML("beforeend", "<pre id=checks>" + checks + "</pre>");
+</script>"""
+
+
+def seen_in_chromium(report: Path, tmp_path: Path) -> dict:
+    """The report laid out by headless Chromium 1280 px wide, measured by _CHECKS."""
+    checked = tmp_path / "checked.html"
+    checked.write_text(report.read_text(encoding="utf-8").replace("</body>", _CHECKS + "</body>"), encoding="utf-8")
+    dom = subprocess.run([BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                          "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                          f"--user-data-dir={tmp_path}/profile-dom", "--window-size=1280,1600", "--dump-dom",
+                          checked.as_uri()], check=True, capture_output=True, text=True, timeout=120).stdout
+    return json.loads(html.unescape(re.search(r"<pre id=\"checks\">(.*?)</pre>", dom, re.S).group(1)))
 
 
 @needs_browser
-def test_report_renders_in_headless_chromium(tmp_path, sample_warehouse):
+def test_report_as_a_person_sees_it_in_chromium(tmp_path, sample_warehouse):
+    """'breast cancer' on the sample, 1280 px wide: the scope line at the top, six charts, a map with country
+    outlines and a legend, no label or cell cut off, nothing wider than the window; and a screenshot with ink."""
     out = tmp_path / "report.html"
     done = subprocess.run([sys.executable, "-m", "ctmirror.cli", "-w", str(sample_warehouse), "report", "landscape",
-                           "erectile dysfunction", "--as-of", "2015-01-01", "--out", str(out)],
-                          capture_output=True, text=True, timeout=300)
+                           "breast cancer", "--out", str(out)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
+    seen = seen_in_chromium(out, tmp_path)
+    assert seen["scope_top"] < 200 and "Scope: the 200 trials whose conditions match" in seen["scope"]
+    assert "143 of them are partial records" in seen["scope"]
+    assert seen["visible_charts"] == 6
+    assert seen["basemap_outlines"] > 150 and seen["legend_inside"]
+    assert "Trials with a site there" in seen["legend"] and "1 trial" in seen["legend"]
+    assert seen["clipped_texts"] == [] and seen["overflowing_cells"] == [] and not seen["page_overflows"]
     shot = tmp_path / "shot.png"
     subprocess.run([BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                    f"--user-data-dir={tmp_path}/profile", "--window-size=1200,1600", f"--screenshot={shot}",
+                    f"--user-data-dir={tmp_path}/profile", "--window-size=1280,1600", f"--screenshot={shot}",
                     out.as_uri()], check=True, capture_output=True, timeout=120)
     assert ink(shot) > 0.2
+
+
+@needs_browser
+def test_report_as_pdf(tmp_path, sample_warehouse):
+    out = tmp_path / "report.pdf"
+    done = subprocess.run([sys.executable, "-m", "ctmirror.cli", "-w", str(sample_warehouse), "report", "landscape",
+                           "erectile dysfunction", "--as-of", "2015-01-01", "--format", "pdf", "--out", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    data = out.read_bytes()
+    assert data[:5] == b"%PDF-" and len(re.findall(rb"/Type\s*/Page\b", data)) >= 2
+
+
+def test_pdf_without_chromium_says_what_to_install(tmp_path, sample_warehouse):
+    done = subprocess.run([sys.executable, "-m", "ctmirror.cli", "-w", str(sample_warehouse), "report", "landscape",
+                           "asthma", "--format", "pdf", "--out", str(tmp_path / "r.pdf")],
+                          capture_output=True, text=True, timeout=300, env={**os.environ, "PATH": str(tmp_path)})
+    assert done.returncode != 0 and not (tmp_path / "r.pdf").exists()
+    assert "PDF reports need a headless Chromium" in done.stderr and "apt-get install chromium" in done.stderr
 
 
 @needs_browser

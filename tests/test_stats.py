@@ -45,20 +45,21 @@ def test_by_phase_status_type_and_sex(m, records):
 
 
 def test_by_age_group_intervention_type_and_start_year(m, records):
-    ages = Counter(a for r in records for a in set(ps(r).get("eligibilityModule", {}).get("stdAges", [])))
-    kinds = Counter(k for r in records for k in {i.get("type") for i in ps(r).get("armsInterventionsModule", {})
-                                                .get("interventions", []) if i.get("type")})
-    years = Counter(int(ps(r)["statusModule"]["startDateStruct"]["date"][:4]) for r in records
-                    if ps(r).get("statusModule", {}).get("startDateStruct", {}).get("date"))
-    assert as_counts(m.stats("stats_by_age_group"), "age_group") == ages
-    label = {k: k.replace("_", " ").title() for k in kinds}
-    assert as_counts(m.stats("stats_by_intervention_type"), "intervention_type") == {label[k]: v for k, v in kinds.items()}
-    assert as_counts(m.stats("stats_by_start_year"), "start_year") == years
+    """Each also counts the trials lacking the field it counts, as '(none)' (start year: None)."""
+    ages = Counter(a for r in records for a in set(ps(r).get("eligibilityModule", {}).get("stdAges", [])) or {"(none)"})
+    kinds = Counter(k for r in records for k in {i.get("type").replace("_", " ").title() for i in ps(r).get(
+        "armsInterventionsModule", {}).get("interventions", []) if i.get("type")} or {"(none)"})
+    years = Counter(int(ps(r)["statusModule"]["startDateStruct"]["date"][:4])
+                    if ps(r).get("statusModule", {}).get("startDateStruct", {}).get("date") else None for r in records)
+    assert as_counts(m.stats("stats_by_age_group"), "age_group") == ages and ages["(none)"] > 400
+    assert as_counts(m.stats("stats_by_intervention_type"), "intervention_type") == kinds and kinds["(none)"] > 400
+    assert as_counts(m.stats("stats_by_start_year"), "start_year") == years and years[None] > 400
+    assert m.stats("stats_by_start_year")[-1]["start_year"] is None
 
 
 def test_by_country_sponsor_class_and_enrollment(m, records):
     countries = Counter(c for r in records for c in {x.get("country") for x in ps(r).get("contactsLocationsModule", {})
-                                                    .get("locations", []) if x.get("country")})
+                                                    .get("locations", []) if x.get("country")} or {"(none)"})
     classes = Counter(ps(r).get("sponsorCollaboratorsModule", {}).get("leadSponsor", {}).get("class", "(none)")
                       for r in records)
 
@@ -145,8 +146,9 @@ def test_duration_facility_sponsor_and_results_delay(m, records):
     assert top[0]["trials"] == max(facilities.values())
 
     sponsors = Counter(ps(r).get("sponsorCollaboratorsModule", {}).get("leadSponsor", {}).get("name") for r in records)
-    sponsors.pop(None, None)
+    unnamed = sponsors.pop(None, 0)
     by_sponsor = m.stats("stats_by_sponsor")
+    assert unnamed > 400 and by_sponsor[-1]["sponsor"] == "(none)" and by_sponsor[-1]["trials"] == unnamed
     assert [(s["sponsor"], s["trials"]) for s in by_sponsor[:5]] == \
         sorted(sponsors.items(), key=lambda kv: (-kv[1], kv[0]))[:5]
 

@@ -1,8 +1,13 @@
 -- stats_by_country(condition, intervention, sponsor, date_before, as_of): one row per country with sites: country,
--- trials (with at least one site there), sites, lat/lon (the mean of its sites, for maps). Most trials first.
+-- trials (with at least one site there), sites, lat/lon (the mean of its sites, for maps). Most trials first;
+-- '(none)' last: the trials that list no site (sites 0, no lat/lon).
 CREATE OR REPLACE MACRO stats_by_country(condition_query, intervention_query, sponsor_query, cutoff, as_of := NULL) AS TABLE
 WITH s AS (SELECT version_no FROM analytics_scope(condition_query, intervention_query, sponsor_query, cutoff, as_of))
-SELECT country, count(*) AS trials, sum(sites) AS sites,
-       round(sum(lat_sum) / nullif(sum(lat_n), 0), 3) AS lat, round(sum(lon_sum) / nullif(sum(lon_n), 0), 3) AS lon
-FROM study_country SEMI JOIN s USING (version_no)
-GROUP BY country ORDER BY trials DESC, country;
+SELECT * FROM (
+    SELECT country, count(*) AS trials, sum(sites) AS sites,
+           round(sum(lat_sum) / nullif(sum(lat_n), 0), 3) AS lat, round(sum(lon_sum) / nullif(sum(lon_n), 0), 3) AS lon
+    FROM study_country SEMI JOIN s USING (version_no)
+    GROUP BY country
+    UNION ALL
+    SELECT '(none)', count(*), 0, NULL, NULL FROM s ANTI JOIN study_country USING (version_no) HAVING count(*) > 0)
+ORDER BY country = '(none)', trials DESC, country;
