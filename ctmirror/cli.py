@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import sys
 import time
 from datetime import date
@@ -13,6 +14,7 @@ from typing import Annotated, Optional
 import typer
 from tqdm import tqdm
 
+from ctmirror.core.duck import MEMORY_LIMIT_ENV, parse_size
 from ctmirror.core.errors import CtmirrorError, InvalidArgument, NotFound
 from ctmirror.core.warehouse import Warehouse
 from ctmirror.registry import METHODS
@@ -42,10 +44,20 @@ def main_options(
         help="Warehouse folder (default ./warehouse, or $CTMIRROR_WAREHOUSE).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars or log lines.")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
+    memory_limit: Annotated[Optional[str], typer.Option(
+        "--memory-limit", envvar=MEMORY_LIMIT_ENV,
+        help="Memory budget of a command that writes (2GB, 300MB); default an eighth of the machine's memory, "
+             "between 1 and 4 GiB. What does not fit spills to disk inside the warehouse.")] = None,
 ) -> None:
     options.warehouse = warehouse
     options.quiet = quiet
     options.debug = debug
+    if memory_limit is not None:
+        try:
+            parse_size(memory_limit)
+        except ValueError as exc:
+            raise InvalidArgument(f"--memory-limit: {exc}", invalid_input=memory_limit) from None
+        os.environ[MEMORY_LIMIT_ENV] = memory_limit  # read by every writer's DuckDB (ctmirror/core/duck.py)
 
 
 def open_warehouse() -> Warehouse:
@@ -225,8 +237,11 @@ def rebuild() -> None:
     from ingest.loader import rebuild as rebuild_warehouse
     from ingest.loader import summary_line
 
-    with progress(None, "records", "rebuilding") as bar:
-        result = rebuild_warehouse(open_warehouse(), on_record=bar.update, on_phase=phase)
+    warehouse = open_warehouse()
+    # the records raw/ holds, as the segments being replaced counted them: the bar's total and ETA
+    total = warehouse.counts_since(0)["records"] or None
+    with progress(total, "records", "rebuilding") as bar:
+        result = rebuild_warehouse(warehouse, on_record=bar.update, on_phase=phase)
     typer.echo(summary_line(result))
 
 

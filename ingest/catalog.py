@@ -17,7 +17,7 @@ from pathlib import Path
 
 import duckdb
 
-from ctmirror.core.duck import KEEP_MEMORY, PARALLEL_WRITERS, quiet, side_by_side
+from ctmirror.core.duck import quiet, side_by_side, writer_lanes, writer_memory
 from ctmirror.core.sqlfiles import read_sql, sql_files, sql_literal, sql_root
 from ctmirror.core.warehouse import CATALOG_FORMAT
 
@@ -82,7 +82,7 @@ def _build_index(con: duckdb.DuckDBPyConnection, root: Path, version_files: list
     run(versions)
     search = [n for n in names if n not in versions and Path(n).name <= SEARCH_INDEX_LAST + "~"]
     others = [[n] for n in names if n not in versions and n not in search]
-    lanes = ThreadPoolExecutor(max_workers=PARALLEL_WRITERS, thread_name_prefix="ctmirror-index")
+    lanes = ThreadPoolExecutor(max_workers=writer_lanes(), thread_name_prefix="ctmirror-index")
     with side_by_side(con), lanes as pool:
         for job in [pool.submit(run, search), *(pool.submit(run, names) for names in others)]:
             job.result()
@@ -127,7 +127,7 @@ def build_catalog(path: Path, root: Path, tables: dict[str, list[Path]],
     for a frozen snapshot, whose tables are its only versions and whose index answers as of its cutoff alone.
     con: a writer's connection to build on (see ingest.publish), left as it was found; by default a new one."""
     if con is None:
-        with closing(quiet(duckdb.connect(config=KEEP_MEMORY))) as own:
+        with closing(quiet(duckdb.connect(config=writer_memory()))) as own:
             return build_catalog(path, root, tables, current_rows, own, recorded_root=recorded_root,
                                  versions=versions)
     recorded_root = recorded_root or root

@@ -23,12 +23,13 @@ import duckdb
 
 from ctmirror.core.duck import (
     BESIDE_PYTHON,
-    PARALLEL_WRITERS,
     all_cores,
+    memory_budget,
     new_connection,
     quiet,
     side_by_side,
     write_parquet,
+    writer_lanes,
 )
 from ctmirror.core.raw_store import RawStore, Receipt
 from ctmirror.core.sqlfiles import read_sql, sql_files
@@ -39,6 +40,9 @@ from ingest.validate import RecordShape
 
 BATCH_RECORDS = 10_000
 BATCH_BYTES = 400 << 20
+# A batch's records are parsed and normalised in DuckDB at once, several times their bytes: a batch is at most
+# this share of the writer's memory budget (ctmirror/core/duck.py), and BATCH_BYTES at most.
+BATCH_SHARE_OF_BUDGET = 1 / 16
 PARSE_BUFFER_BYTES = 16 << 20  # DuckDB's default maximum_object_size; see sql/stage/parse.sql
 FIRST_BATCH_SHARE = 4
 # Segment tables whose bytes are mostly texts that never repeat (each version's raw JSON): a dictionary would save
@@ -118,16 +122,16 @@ class Normalizer:
     DuckDB: a writer publishes on it too, before `close()` (see ingest.publish.publish)."""
 
     def __init__(self, warehouse: Warehouse, *, batch_records: int = BATCH_RECORDS,
-                 batch_bytes: int = BATCH_BYTES, on_record: Callable[[int], None] | None = None) -> None:
+                 batch_bytes: int | None = None, on_record: Callable[[int], None] | None = None) -> None:
         self.warehouse = warehouse
         self.raw = RawStore(warehouse.root)
         self.batch_records = batch_records
-        self.batch_bytes = batch_bytes
+        self.batch_bytes = batch_bytes or min(BATCH_BYTES, int(memory_budget() * BATCH_SHARE_OF_BUDGET))
         self.on_record = on_record
         self._scratch = warehouse.new_scratch_dir()
         self.con = new_connection(self._scratch, threads=BESIDE_PYTHON)
         self.shape = record_shape(self.con)
-        self._writers = ThreadPoolExecutor(max_workers=PARALLEL_WRITERS, thread_name_prefix="ctmirror-table")
+        self._writers = ThreadPoolExecutor(max_workers=writer_lanes(), thread_name_prefix="ctmirror-table")
 
     def close(self) -> None:
         self._writers.shutdown()
@@ -208,7 +212,9 @@ class Normalizer:
         tables = slowest_first(normalised_tables(), SLOWEST_TABLES)
         writes = [(f"normalize/{table}.sql", None, tmp / f"{table}.parquet") for table in tables]
         writes += [("stage/sightings.sql", None, tmp / "sightings.parquet"),
-                   ("stage/quarantine.sql", {"rejects": str(batch.rejects_path)}, tmp / "quarantine.parquet")]
+                   ("stage/quarantine.sql", {"rejects": str(batch.rejects_path),
+                                             "object_bytes": max(PARSE_BUFFER_BYTES, batch.longest_reject + 1)},
+                    tmp / "quarantine.parquet")]
         with side_by_side(con):
             for _written in self._writers.map(self._write_table, writes):
                 crash_point("segment_file_written")
@@ -311,6 +317,7 @@ class _Batch:
         self.staged = 0
         self.staged_bytes = 0
         self.longest_line = 0
+        self.longest_reject = 0
         self.rejected = 0
         self.problems: list[str] = []
         self.end: dict | None = None
@@ -326,10 +333,12 @@ class _Batch:
     def reject(self, receipt: Receipt, locator: str, nct_id: str | None, reason: str, text: str) -> None:
         if nct_id is None and (readable := _NCT_ID_IN_TEXT.search(text, 0, 1 << 20)):
             nct_id = readable.group(1)  # a record too broken to parse may still name its study
-        self._rejects.write(json.dumps({
+        line = json.dumps({
             "receipt_id": receipt.receipt_id, "origin": receipt.origin, "locator": locator, "nct_id": nct_id,
             "reason": reason, "record_text": text, "quarantined_at": receipt.received_at.rstrip("Z"),
-        }, ensure_ascii=False) + "\n")
+        }, ensure_ascii=False) + "\n"
+        self._rejects.write(line)
+        self.longest_reject = max(self.longest_reject, len(line.encode("utf-8")))
         self.rejected += 1
         if len(self.problems) < 20:
             self.problems.append(f"{receipt.origin} {locator}: {reason}")

@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 import pyarrow.parquet
 
-from ctmirror.core.duck import PARALLEL_WRITERS, all_cores, new_connection, quiet, side_by_side, write_parquet
+from ctmirror.core.duck import all_cores, new_connection, quiet, side_by_side, write_parquet, writer_lanes
 from ctmirror.core.errors import WarehouseError
 from ctmirror.core.raw_store import utc_now
 from ctmirror.core.sqlfiles import read_sql
@@ -55,8 +55,12 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
     already, where a new one would fault in every block it uses afresh. on_phase: told of each step as it
     starts ('publishing: ...')."""
     if con is None:
-        with closing(new_connection()) as own:
-            return publish(warehouse, run=run, keep=keep, con=own, on_phase=on_phase)
+        scratch = warehouse.new_scratch_dir()  # DuckDB's spill, inside the warehouse
+        try:
+            with closing(new_connection(scratch)) as own:
+                return publish(warehouse, run=run, keep=keep, con=own, on_phase=on_phase)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
     phase = on_phase or (lambda _step: None)
     segments = warehouse.segments()
     check_segments(segments)
@@ -79,7 +83,7 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
         index_inputs = {t: [s.table_file(t) for s in segments] for t in INDEX_INPUT_TABLES}
 
         def write_current(table: str) -> Path:
-            # on a cursor each, side by side (see PARALLEL_WRITERS)
+            # on a cursor each, side by side (see writer_lanes)
             query, sources = copies[table]
             target = _current_rows_file(path, table)
             cursor = quiet(con.cursor())
@@ -92,7 +96,7 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
 
         order = slowest_first(list(copies), SLOWEST_TO_PUBLISH)
         phase(f"publishing state {state_id}: writing the current rows of {_plural(len(order), 'table')}")
-        writers = ThreadPoolExecutor(max_workers=PARALLEL_WRITERS, thread_name_prefix="ctmirror-publish")
+        writers = ThreadPoolExecutor(max_workers=writer_lanes(), thread_name_prefix="ctmirror-publish")
         with (side_by_side(con) if len(copies) > 1 else all_cores(con)), writers as pool:
             written = list(pool.map(write_current, order))
         for table, target in zip(order, written):

@@ -26,6 +26,56 @@ UNREPEATED_TEXT_ROW_GROUP_ROWS = 2_048
 KEEP_MEMORY = {"block_allocator_memory": "2GB", "allocator_flush_threshold": "16GB",
                "allocator_bulk_deallocation_flush_threshold": "16GB"}
 
+# A writer's memory budget (the whole command): `--memory-limit` or CTMIRROR_MEMORY_LIMIT ('2GB', '300MB'),
+# by default an eighth of the machine's memory, at least 1 GiB and at most 4 GiB. DuckDB gets three quarters of
+# it as its memory_limit and spills what does not fit to the writer's scratch folder inside the warehouse; the
+# rest is Python's (a batch of records being validated) and the allocator's.
+MEMORY_LIMIT_ENV = "CTMIRROR_MEMORY_LIMIT"
+DUCKDB_SHARE = 0.75
+SIDE_BY_SIDE_BUDGET = 2 * 10**9
+_UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
+          "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
+
+
+def parse_size(text: str) -> int:
+    """'2GB', '300 MB', '1.5GiB' or a number of bytes, as bytes; ValueError says what it takes."""
+    cleaned = text.strip().upper().replace(" ", "")
+    number = cleaned.rstrip("KMGTIB")
+    unit = cleaned[len(number):]
+    try:
+        value = float(number) * _UNITS[unit]
+    except (ValueError, KeyError):
+        raise ValueError(f"{text!r} is not a size: write it as 2GB, 300MB or 1.5GiB") from None
+    if value < 100 * 10**6:
+        raise ValueError(f"{text!r} is below 100MB, too little for DuckDB to work in")
+    return int(value)
+
+
+def physical_memory() -> int:
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def memory_budget() -> int:
+    """The writer's budget in bytes (see MEMORY_LIMIT_ENV)."""
+    given = os.environ.get(MEMORY_LIMIT_ENV)
+    if given:
+        return parse_size(given)
+    return min(max(physical_memory() // 8, 2**30), 4 * 2**30)
+
+
+def writer_lanes() -> int:
+    """How many tables a writer builds side by side: PARALLEL_WRITERS, or one at a time under a budget below
+    SIDE_BY_SIDE_BUDGET, where two large sorts at once (an index's tables) would not fit."""
+    return PARALLEL_WRITERS if memory_budget() >= SIDE_BY_SIDE_BUDGET else 1
+
+
+def writer_memory(budget: int | None = None) -> dict[str, str]:
+    """DuckDB settings keeping a writer's connection within the budget."""
+    budget = memory_budget() if budget is None else budget
+    duckdb_bytes = int(budget * DUCKDB_SHARE)
+    return {**KEEP_MEMORY, "memory_limit": f"{duckdb_bytes // 2**20}MiB",
+            "block_allocator_memory": f"{min(2 * 2**30, duckdb_bytes // 4) // 2**20}MiB"}
+
 
 @contextmanager
 def threads_for(con: duckdb.DuckDBPyConnection, threads: int) -> Iterator[None]:
@@ -39,9 +89,9 @@ def threads_for(con: duckdb.DuckDBPyConnection, threads: int) -> Iterator[None]:
 
 
 def side_by_side(con: duckdb.DuckDBPyConnection):
-    """For the time PARALLEL_WRITERS cursors of `con` run queries at once: the cores divided among them
+    """For the time writer_lanes() cursors of `con` run queries at once: the cores divided among them
     (sql/session/threads.sql says why)."""
-    return threads_for(con, max(1, CORES // PARALLEL_WRITERS))
+    return threads_for(con, max(1, CORES // writer_lanes()))
 
 
 def all_cores(con: duckdb.DuckDBPyConnection):
@@ -58,7 +108,7 @@ def quiet(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
 def new_connection(temp_dir: Path | None = None, *, threads: int | None = None) -> duckdb.DuckDBPyConnection:
     """An in-memory connection with the shared macros. Insertion order is preserved: segment and state files
     follow the order rows were staged in, which is what makes their bytes reproducible."""
-    config: dict[str, object] = {"preserve_insertion_order": True, **KEEP_MEMORY}
+    config: dict[str, object] = {"preserve_insertion_order": True, **writer_memory()}
     if temp_dir is not None:
         config["temp_directory"] = str(temp_dir)
     if threads is not None:
