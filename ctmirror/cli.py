@@ -46,8 +46,8 @@ def main_options(
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
     memory_limit: Annotated[Optional[str], typer.Option(
         "--memory-limit", envvar=MEMORY_LIMIT_ENV,
-        help="Memory budget of a command that writes (2GB, 300MB); default an eighth of the machine's memory, "
-             "between 1 and 4 GiB. What does not fit spills to disk inside the warehouse.")] = None,
+        help="Memory budget of a command that writes (2GB, 300MB): what does not fit spills to disk inside the "
+             "warehouse. Default: none (DuckDB's own limit, 80% of the machine's memory).")] = None,
 ) -> None:
     options.warehouse = warehouse
     options.quiet = quiet

@@ -126,7 +126,9 @@ class Normalizer:
         self.warehouse = warehouse
         self.raw = RawStore(warehouse.root)
         self.batch_records = batch_records
-        self.batch_bytes = batch_bytes or min(BATCH_BYTES, int(memory_budget() * BATCH_SHARE_OF_BUDGET))
+        budget = memory_budget()
+        self.batch_bytes = batch_bytes or (BATCH_BYTES if budget is None
+                                           else min(BATCH_BYTES, int(budget * BATCH_SHARE_OF_BUDGET)))
         self.on_record = on_record
         self._scratch = warehouse.new_scratch_dir()
         self.con = new_connection(self._scratch, threads=BESIDE_PYTHON)

@@ -68,3 +68,25 @@ def test_segments_from_an_older_version_ask_for_a_rebuild_which_fixes_them(tmp_p
     rebuild(wh)
     with Mirror(wh.root) as m:
         assert m.get_trial_details(records[0]["protocolSection"]["identificationModule"]["nctId"]) is not None
+
+
+@pytest.mark.slow
+def test_a_killed_or_failed_rebuild_leaves_no_generation_behind(tmp_path, records):
+    """A rebuild writes a new generation of segments beside the old one: killed before it is adopted, the next
+    writer removes it (the disk back: it is a copy of every segment); the answers stay the old state's."""
+    import os
+    import subprocess
+    import sys
+
+    root = tmp_path / "w"
+    load_paths(Warehouse(root), [write_ndjson(tmp_path / "a.ndjson", records[:200])])
+    before = snapshot_tables(root)
+    killed = subprocess.run([sys.executable, "-m", "ctmirror.cli", "-q", "-w", str(root), "rebuild"],
+                            env={**os.environ, "CTMIRROR_CRASH_AT": "state_tables_written:1"}, capture_output=True)
+    assert killed.returncode < 0  # SIGKILL
+    assert sorted(p.name for p in (root / "segments").glob("g*")) == ["g0001", "g0002"]
+    load_paths(Warehouse(root), [write_ndjson(tmp_path / "b.ndjson", records[:200])])  # the next writer
+    assert sorted(p.name for p in (root / "segments").glob("g*")) == ["g0001"]
+    after = snapshot_tables(root)
+    for table, frame in before.items():
+        assert frame.equals(after[table]), table

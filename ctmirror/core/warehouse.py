@@ -191,6 +191,14 @@ class Warehouse:
         if self.segments_dir.is_dir():
             for leftover in self.segments_dir.glob(".tmp-*"):
                 shutil.rmtree(leftover, ignore_errors=True)
+        # a generation newer than the adopted one that no state reads: a rebuild that failed or was killed (one
+        # killed after publishing, before adopting, has a state reading it, and is kept)
+        marker = self.root / "segments" / "GENERATION"
+        adopted = int(marker.read_text().strip()[1:]) if marker.exists() else 1
+        read = {s.meta.get("generation") for s in self.states()}
+        for folder in (self.root / "segments").glob("g[0-9]*"):
+            if folder.is_dir() and int(folder.name[1:]) > adopted and folder.name not in read:
+                shutil.rmtree(folder, ignore_errors=True)
         if self.states_dir.is_dir():
             current = os.path.basename(os.path.realpath(self.root / "current"))
             for folder in self.states_dir.iterdir():
