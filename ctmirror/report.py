@@ -204,11 +204,15 @@ class _Scope:
 
     def __init__(self, m: Mirror, condition: str, as_of: date | None) -> None:
         self.m, self.condition, self.as_of = m, condition, as_of
-        self.total = m.stats("stats_completion", condition=condition, date_before=as_of)[0]["trials"]
+        self._answered: dict[str, list[dict]] = {}
+        self.total = self.stats("stats_completion")[0]["trials"]
         self.label = f"all {self.total:,}"
 
     def stats(self, name: str) -> list[dict]:
-        return self.m.stats(name, condition=self.condition, date_before=self.as_of)
+        """A statistic on the scope, asked once however many parts of the page read it."""
+        if name not in self._answered:
+            self._answered[name] = self.m.stats(name, condition=self.condition, date_before=self.as_of)
+        return self._answered[name]
 
     def nct_ids(self) -> set[str]:
         found: set[str] = set()

@@ -3,6 +3,7 @@ spilling to the warehouse's scratch folder, small batches) and gives the same wa
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -33,8 +34,6 @@ def replicated(lines: list[bytes], count: int) -> bytes:
 
 
 def test_a_writer_under_300mb_gives_the_same_warehouse(tmp_path, records):
-    import json
-
     source = tmp_path / "studies.ndjson"
     source.write_bytes(replicated([json.dumps(r).encode() for r in records], 20_000))
 

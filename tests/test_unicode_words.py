@@ -9,13 +9,13 @@ import json
 import unicodedata
 
 import pytest
+from conftest import write_ndjson
 
 from ctmirror import Mirror
 from ctmirror.core import words
 from ctmirror.core.duck import new_connection
 from ctmirror.core.warehouse import Warehouse
 from ingest.loader import load_paths
-from tests.conftest import write_ndjson
 
 
 @pytest.fixture(scope="module")
