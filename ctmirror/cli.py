@@ -14,7 +14,7 @@ from typing import Annotated, Optional
 import typer
 from tqdm import tqdm
 
-from ctmirror.core.duck import MEMORY_LIMIT_ENV, parse_size
+from ctmirror.core.duck import MEMORY_LIMIT_ENV, NO_BUDGET, parse_size
 from ctmirror.core.errors import CtmirrorError, InvalidArgument, NotFound
 from ctmirror.core.warehouse import Warehouse
 from ctmirror.registry import METHODS
@@ -47,16 +47,19 @@ def main_options(
     memory_limit: Annotated[Optional[str], typer.Option(
         "--memory-limit", envvar=MEMORY_LIMIT_ENV,
         help="Memory budget of a command that writes (2GB, 300MB): what does not fit spills to disk inside the "
-             "warehouse. Default: none (DuckDB's own limit, 80% of the machine's memory).")] = None,
+             "warehouse. Default: a quarter of the machine's memory, at most 4GB; 'none': DuckDB's own limit "
+             "(80% of the machine's memory).")] = None,
 ) -> None:
     options.warehouse = warehouse
     options.quiet = quiet
     options.debug = debug
     if memory_limit is not None:
         try:
-            parse_size(memory_limit)
+            if memory_limit.strip().lower() != NO_BUDGET:
+                parse_size(memory_limit)
         except ValueError as exc:
-            raise InvalidArgument(f"--memory-limit: {exc}", invalid_input=memory_limit) from None
+            raise InvalidArgument(f"--memory-limit: {exc}, or none for no budget",
+                                  invalid_input=memory_limit) from None
         os.environ[MEMORY_LIMIT_ENV] = memory_limit  # read by every writer's DuckDB (ctmirror/core/duck.py)
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import duckdb
 
-from ctmirror.core.duck import quiet, side_by_side, writer_lanes, writer_memory
+from ctmirror.core.duck import quiet, side_by_side, studies_per_index_range, writer_lanes, writer_memory
 from ctmirror.core.sqlfiles import read_sql, sql_files, sql_literal, sql_root
 from ctmirror.core.warehouse import CATALOG_FORMAT
 
@@ -62,6 +62,11 @@ def _build_index(con: duckdb.DuckDBPyConnection, root: Path, version_files: list
 
     names = sql_files("index")
     total, started, lock = len(names), [0], threading.Lock()  # index files begun, across the lanes
+    ranges: list[dict[str, object]] = []  # of studies, once study_number is built (publish/index_ranges.sql)
+
+    def execute(cursor: duckdb.DuckDBPyConnection, statement: str, params: dict) -> None:
+        params = {k: v for k, v in {**index_params, **params}.items() if f"${k}" in statement}
+        cursor.execute(statement, params or None)
 
     def run(names: list[str]) -> None:
         cursor = _in_catalog(quiet(con.cursor()))
@@ -72,20 +77,42 @@ def _build_index(con: duckdb.DuckDBPyConnection, root: Path, version_files: list
                     with lock:
                         started[0] += 1
                         on_index(Path(name).stem.split("_", 1)[1], started[0], total)
-                statement = read_sql(name)
-                params = {k: v for k, v in index_params.items() if f"${k}" in statement}
-                cursor.execute(statement, params or None)
+                before, each_range, after = index_file_parts(read_sql(name))
+                execute(cursor, before, {})
+                for bounds in ranges if each_range else ():
+                    for statement in each_range.split(";\n"):  # DuckDB binds parameters in one statement only
+                        if statement.strip():
+                            execute(cursor, statement, bounds)
+                if after:
+                    execute(cursor, after, {})
         finally:
             cursor.close()
 
     versions = [n for n in names if Path(n).name <= VERSIONS_LAST + "~"]
     run(versions)
+    found = con.execute(read_sql("publish/index_ranges.sql"), {"per_range": studies_per_index_range() or 2**31 - 1})
+    ranges.extend(dict(zip(("study_from", "study_to", "nct_from", "nct_to"), row)) for row in found.fetchall())
     search = [n for n in names if n not in versions and Path(n).name <= SEARCH_INDEX_LAST + "~"]
     others = [[n] for n in names if n not in versions and n not in search]
     lanes = ThreadPoolExecutor(max_workers=writer_lanes(), thread_name_prefix="ctmirror-index")
     with side_by_side(con), lanes as pool:
         for job in [pool.submit(run, search), *(pool.submit(run, names) for names in others)]:
             job.result()
+
+
+# An index file's statements run once, except those between these lines, which run once per range of studies
+# with $study_from, $study_to (the first study_no of the range and the last), $nct_from and $nct_to (their NCT
+# IDs) bound: a table built so is built in pieces whose memory the budget bounds, with the same rows in the same
+# order as built whole. Without a budget there is one range.
+EACH_RANGE = "-- for each range of studies:"
+AFTER_RANGES = "-- after the ranges:"
+
+
+def index_file_parts(text: str) -> tuple[str, str, str]:
+    """An index file's statements: those run once before the ranges, per range, and once after."""
+    before, _, rest = text.partition(EACH_RANGE + "\n")
+    each_range, _, after = rest.partition(AFTER_RANGES + "\n")
+    return before, each_range, after
 
 
 def _in_catalog(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:

@@ -13,8 +13,9 @@ import pytest
 
 from ctmirror import Mirror
 from ctmirror.core.duck import memory_budget, parse_size, writer_memory
-
-pytestmark = pytest.mark.slow  # loads 20,000 studies twice, in subprocesses
+from ctmirror.core.warehouse import Warehouse
+from ingest import catalog
+from ingest.loader import load_paths, sample_path
 
 _NCT_ID = re.compile(rb'"nctId"\s*:\s*"NCT\d{8}"')
 # Columns saying when a run received what, or in which of its segment files: smaller batches make more files.
@@ -33,6 +34,7 @@ def replicated(lines: list[bytes], count: int) -> bytes:
     return b"\n".join(out) + b"\n"
 
 
+@pytest.mark.slow  # loads 20,000 studies twice, in subprocesses
 def test_a_writer_under_300mb_gives_the_same_warehouse(tmp_path, records):
     source = tmp_path / "studies.ndjson"
     source.write_bytes(replicated([json.dumps(r).encode() for r in records], 20_000))
@@ -44,7 +46,7 @@ def test_a_writer_under_300mb_gives_the_same_warehouse(tmp_path, records):
 
     small = load("small", "--memory-limit", "300MB")
     assert small.returncode == 0, small.stderr
-    default = load("default")
+    default = load("default", "--memory-limit", "none")
     assert default.returncode == 0, default.stderr
     assert small.stdout.split(";")[0] == default.stdout.split(";")[0] == \
         "20000 records: 20000 new studies, 0 changed, 0 unchanged, 0 quarantined"
@@ -69,7 +71,36 @@ def test_the_budget_reads_as_documented(monkeypatch):
     for wrong in ("lots", "12XB", "5MB"):
         with pytest.raises(ValueError):
             parse_size(wrong)
-    monkeypatch.delenv("CTMIRROR_MEMORY_LIMIT", raising=False)
+    monkeypatch.setenv("CTMIRROR_MEMORY_LIMIT", "none")
     assert memory_budget() is None and "memory_limit" not in writer_memory()
+    monkeypatch.delenv("CTMIRROR_MEMORY_LIMIT")  # by default a quarter of the machine's memory, at most 4 GB
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    assert memory_budget() == min(4 * 10**9, total // 4)
     monkeypatch.setenv("CTMIRROR_MEMORY_LIMIT", "2GB")
-    assert memory_budget() == 2 * 10**9 and writer_memory()["memory_limit"] == f"{int(1.5 * 10**9) // 2**20}MiB"
+    assert memory_budget() == 2 * 10**9 and writer_memory()["memory_limit"] == f"{int(1.2 * 10**9) // 2**20}MiB"
+
+
+def test_index_tables_built_in_ranges_of_studies_are_the_tables_built_whole(tmp_path, monkeypatch, sample_warehouse):
+    """Under a budget the per-version tables are built a range of studies at a time: here 400 studies a range
+    (six ranges of the sample) give the same rows, in the same order, as the sample's warehouse built whole."""
+    ranges_run = []
+    original = catalog.index_file_parts
+
+    def counted(text: str) -> tuple[str, str, str]:
+        parts = original(text)
+        ranges_run.append(bool(parts[1]))
+        return parts
+
+    monkeypatch.setattr(catalog, "studies_per_index_range", lambda: 400)
+    monkeypatch.setattr(catalog, "index_file_parts", counted)
+    load_paths(Warehouse(tmp_path / "ranged"), [sample_path()], source="sample")
+    assert sum(ranges_run) == 2  # trial cards and texts; trial details
+    with Mirror(tmp_path / "ranged") as ranged, Mirror(sample_warehouse) as whole:
+        assert ranged.rows(COUNT_RANGES, {"per_range": 400}) == [{"n": 6}]
+        for table in ("trial_text", "trial_card", "trial_detail", "trial_drug_key", "stopped_card"):
+            query = f"SELECT list(hash(COLUMNS(*))) AS rows FROM {table}"  # every row, in table order
+            assert ranged.rows(query) == whole.rows(query), table
+        assert ranged.get_landscape("breast cancer") == whole.get_landscape("breast cancer")
+
+
+COUNT_RANGES = "SELECT count(DISTINCT (study_no - 1) // $per_range) AS n FROM study_number"

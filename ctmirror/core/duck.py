@@ -26,20 +26,26 @@ UNREPEATED_TEXT_ROW_GROUP_ROWS = 2_048
 KEEP_MEMORY = {"block_allocator_memory": "2GB", "allocator_flush_threshold": "16GB",
                "allocator_bulk_deallocation_flush_threshold": "16GB"}
 
-# A writer's memory budget (the whole command), when one is given: `--memory-limit` or CTMIRROR_MEMORY_LIMIT
-# ('2GB', '300MB'). DuckDB gets three quarters of it as its memory_limit and spills what does not fit to the
-# writer's scratch folder inside the warehouse; the rest is Python's (a batch of records being validated) and the
-# allocator's. Without one, DuckDB's own limit (80% of the machine's memory): publishing 500,000 studies within
-# 2.2 GiB of DuckDB memory still fails (bench/README.md), so a budget is not imposed by default.
+# A writer's memory budget (the whole command): `--memory-limit` or CTMIRROR_MEMORY_LIMIT ('2GB', '300MB'),
+# by default a quarter of the machine's memory and at most 4 GB ('none': DuckDB's own limit, 80% of the memory).
+# DuckDB gets DUCKDB_SHARE of it as its memory_limit and spills what does not fit to the writer's scratch folder
+# inside the warehouse; the rest is Python's (its libraries, a batch of records being validated) and what DuckDB
+# holds beside its limit: publishing 500,000 studies peaked 0.6-0.75 GB above DuckDB's limit (bench/README.md).
 MEMORY_LIMIT_ENV = "CTMIRROR_MEMORY_LIMIT"
-DUCKDB_SHARE = 0.75
+NO_BUDGET = "none"
+DEFAULT_BUDGET_SHARE = 0.25
+DEFAULT_BUDGET_MAX = 4 * 10**9
+DUCKDB_SHARE = 0.6
+# On a small budget DuckDB gets up to three quarters of it, up to this much: less fails on 20,000 studies.
+DUCKDB_LEAST = 225 * 10**6
 SIDE_BY_SIDE_BUDGET = 2 * 10**9
 _UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
           "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
 
 
 def parse_size(text: str) -> int:
-    """'2GB', '300 MB', '1.5GiB' or a number of bytes, as bytes; ValueError says what it takes."""
+    """'2GB', '300 MB', '1.5GiB' or a number of bytes, as bytes; ValueError says what it takes ('none' is read
+    by memory_budget)."""
     cleaned = text.strip().upper().replace(" ", "")
     number = cleaned.rstrip("KMGTIB")
     unit = cleaned[len(number):]
@@ -52,10 +58,21 @@ def parse_size(text: str) -> int:
     return int(value)
 
 
+def machine_memory() -> int:
+    """The machine's memory in bytes."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def default_budget() -> int:
+    return min(DEFAULT_BUDGET_MAX, int(machine_memory() * DEFAULT_BUDGET_SHARE))
+
+
 def memory_budget() -> int | None:
-    """The writer's budget in bytes, None when none is given (see MEMORY_LIMIT_ENV)."""
-    given = os.environ.get(MEMORY_LIMIT_ENV)
-    return parse_size(given) if given else None
+    """The writer's budget in bytes (see MEMORY_LIMIT_ENV); None when it is 'none'."""
+    given = os.environ.get(MEMORY_LIMIT_ENV, "").strip()
+    if given.lower() == NO_BUDGET:
+        return None
+    return parse_size(given) if given else default_budget()
 
 
 def writer_lanes() -> int:
@@ -65,12 +82,31 @@ def writer_lanes() -> int:
     return PARALLEL_WRITERS if budget is None or budget >= SIDE_BY_SIDE_BUDGET else 1
 
 
+# Under a budget, the index's per-version tables (trial cards and texts, trial details) are built a range of
+# studies at a time (ingest/catalog.py): their list aggregates cannot spill, and held about this much DuckDB
+# memory a study when built whole (more than 1.3 GiB at 500,000 studies).
+INDEX_BYTES_PER_STUDY = 16_384
+
+
+def studies_per_index_range() -> int | None:
+    """How many studies an index range holds under the budget; None (all at once) without one."""
+    budget = memory_budget()
+    if budget is None:
+        return None
+    return max(1_000, duckdb_share(budget) // INDEX_BYTES_PER_STUDY)
+
+
+def duckdb_share(budget: int) -> int:
+    """The bytes of the budget DuckDB's memory_limit gets."""
+    return max(int(budget * DUCKDB_SHARE), min(int(budget * 0.75), DUCKDB_LEAST))
+
+
 def writer_memory() -> dict[str, str]:
     """DuckDB settings keeping a writer's connection within the budget, if one is given."""
     budget = memory_budget()
     if budget is None:
         return dict(KEEP_MEMORY)
-    duckdb_bytes = int(budget * DUCKDB_SHARE)
+    duckdb_bytes = duckdb_share(budget)
     return {**KEEP_MEMORY, "memory_limit": f"{duckdb_bytes // 2**20}MiB",
             "block_allocator_memory": f"{min(2 * 2**30, duckdb_bytes // 4) // 2**20}MiB"}
 

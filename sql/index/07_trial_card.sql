@@ -7,29 +7,40 @@
 -- the columns a cutoff changes as of that span (overall_status, why_stopped, results_posted, enrollment_type, ...),
 -- and where it is shown (valid_from, valid_to, is_current: see shown_at). card_no numbers its rows. interventions,
 -- std_ages and phases stay columns for the statistics (sql/stats/) and for analysts' filters.
-CREATE TABLE trial_text AS
+-- Both are built a range of studies at a time (ingest/catalog.py): their rows per version gather lists, which
+-- DuckDB cannot spill, so a whole registry's at once would not fit a small budget.
+
+-- The sponsor's place in sponsor order, over every version: grouping and ranking by it is grouping and ranking
+-- by the name.
+CREATE TEMP TABLE sponsor_key_of AS
+SELECT sponsor, (dense_rank() OVER (ORDER BY sponsor))::INTEGER AS sponsor_key
+FROM (SELECT DISTINCT coalesce(s.lead_sponsor, '') AS sponsor
+      FROM all_studies AS s JOIN study_version AS sv USING (nct_id, content_hash));
+
+CREATE OR REPLACE TEMP MACRO trial_text_rows(study_from, study_to, nct_from, nct_to) AS TABLE
 WITH
 cond AS (
     SELECT nct_id, content_hash, in_ordinal_order(list({'o': ordinal, 'v': condition})) AS conditions
-    FROM all_conditions GROUP BY nct_id, content_hash),
+    FROM all_conditions WHERE nct_id BETWEEN nct_from AND nct_to GROUP BY nct_id, content_hash),
 intr AS (
     SELECT nct_id, content_hash,
            in_ordinal_order(list({'o': ordinal, 'v': {'intervention_type': coalesce(intervention_type, ''),
                                                       'intervention_name': coalesce(name, ''),
                                                       'description': description}})) AS interventions
-    FROM all_interventions GROUP BY nct_id, content_hash),
+    FROM all_interventions WHERE nct_id BETWEEN nct_from AND nct_to GROUP BY nct_id, content_hash),
 coll AS (
     SELECT nct_id, content_hash, in_ordinal_order(list({'o': ordinal, 'v': name})) AS collaborators
-    FROM all_collaborators GROUP BY nct_id, content_hash),
+    FROM all_collaborators WHERE nct_id BETWEEN nct_from AND nct_to GROUP BY nct_id, content_hash),
 outc AS (
     SELECT nct_id, content_hash,
            in_ordinal_order(list({'o': ordinal, 'v': {'measure': coalesce(measure, ''), 'time_frame': time_frame}}))
                AS primary_outcomes
-    FROM all_outcomes WHERE outcome_type = 'PRIMARY' GROUP BY nct_id, content_hash),
+    FROM all_outcomes WHERE outcome_type = 'PRIMARY' AND nct_id BETWEEN nct_from AND nct_to
+    GROUP BY nct_id, content_hash),
 refs AS (
     SELECT nct_id, content_hash,
            in_ordinal_order(list({'o': ordinal, 'v': pmid}) FILTER (WHERE pmid IS NOT NULL)) AS refs
-    FROM all_study_references GROUP BY nct_id, content_hash)
+    FROM all_study_references WHERE nct_id BETWEEN nct_from AND nct_to GROUP BY nct_id, content_hash)
 SELECT
     sv.version_no,
     -- a JSON object less its closing brace: card_json appends what a cutoff changes
@@ -53,10 +64,11 @@ LEFT JOIN intr USING (nct_id, content_hash)
 LEFT JOIN coll USING (nct_id, content_hash)
 LEFT JOIN outc USING (nct_id, content_hash)
 LEFT JOIN refs USING (nct_id, content_hash)
+WHERE sv.study_no BETWEEN study_from AND study_to AND s.nct_id BETWEEN nct_from AND nct_to
 ORDER BY sv.version_no;
-CREATE UNIQUE INDEX trial_text_version_no ON trial_text (version_no);
+CREATE TABLE trial_text AS FROM trial_text_rows(1, 0, '', '');
 
-CREATE TABLE trial_card AS
+CREATE OR REPLACE TEMP MACRO trial_card_rows(study_from, study_to, nct_from, nct_to) AS TABLE
 WITH
 intr AS (
     SELECT nct_id, content_hash,
@@ -65,7 +77,7 @@ intr AS (
                                                       'description': description}})) AS interventions,
            in_ordinal_order(list({'o': ordinal, 'v': name}) FILTER (WHERE intervention_type IN ('Drug', 'Biological')
                                                                     AND NOT is_placebo(name))) AS drug_names
-    FROM all_interventions GROUP BY nct_id, content_hash),
+    FROM all_interventions WHERE nct_id BETWEEN nct_from AND nct_to GROUP BY nct_id, content_hash),
 versions AS (
 SELECT
     sv.version_no,
@@ -97,14 +109,15 @@ SELECT
 FROM all_studies AS s
 JOIN study_version AS sv USING (nct_id, content_hash)
 LEFT JOIN intr USING (nct_id, content_hash)
+WHERE sv.study_no BETWEEN study_from AND study_to AND s.nct_id BETWEEN nct_from AND nct_to
 ),
--- The sponsor's place in sponsor order: grouping and ranking by it is grouping and ranking by the name.
-sponsors AS (
-    SELECT sponsor, (dense_rank() OVER (ORDER BY sponsor))::INTEGER AS sponsor_key
-    FROM (SELECT DISTINCT sponsor FROM versions)
+-- card_no numbers every row in order: the rows of the studies before the range come first.
+before_range AS (
+    SELECT count(*) AS n FROM version_epoch JOIN study_version USING (version_no) WHERE study_no < study_from
 )
 SELECT
-    (row_number() OVER (ORDER BY e.version_no, e.valid_from NULLS LAST))::INTEGER AS card_no,
+    ((SELECT n FROM before_range) + row_number() OVER (ORDER BY e.version_no, e.valid_from NULLS LAST))::INTEGER
+        AS card_no,
     v.*,
     sponsors.sponsor_key,
     e.valid_from,
@@ -119,8 +132,16 @@ SELECT
     e.as_of_exact
 FROM version_epoch AS e
 JOIN versions AS v USING (version_no)
-JOIN sponsors USING (sponsor)
+JOIN sponsor_key_of AS sponsors USING (sponsor)
 ORDER BY card_no;
+CREATE TABLE trial_card AS FROM trial_card_rows(1, 0, '', '');
+
+-- for each range of studies:
+INSERT INTO trial_text FROM trial_text_rows($study_from, $study_to, $nct_from, $nct_to);
+INSERT INTO trial_card FROM trial_card_rows($study_from, $study_to, $nct_from, $nct_to);
+-- after the ranges:
+CREATE UNIQUE INDEX trial_text_version_no ON trial_text (version_no);
+
 -- The Python API reads the cards of a call's trials by their numbers: an index lookup of literal keys, where a
 -- join would scan every card.
 CREATE UNIQUE INDEX trial_card_card_no ON trial_card (card_no);
