@@ -41,10 +41,21 @@ def _set_arguments(mirror: Mirror, method: Method, arguments: dict[str, Any]) ->
     """Binds a call's arguments into the one row of the method's temporary arguments table, where its prepared call
     queries read them (made once per connection)."""
     create, update = _argument_statements(method)
-    if create not in mirror.prepared_calls:
+    if create not in mirror.argument_tables:
         mirror.con.execute(create)
-        mirror.prepared_calls.add(create)
+        mirror.argument_tables.add(create)
+        forget_plans(mirror)
     mirror.con.execute(update, arguments)
+
+
+def forget_plans(mirror: Mirror) -> None:
+    """Drops the statements prepared on the connection, to be prepared again when next used: for after a temporary
+    table is made or dropped there. DuckDB plans a prepared statement again at every execution once the catalog
+    has changed since it was prepared (15-20 ms a call of a method's), where preparing it again costs that once."""
+    for name in [*mirror.prepared_calls, *mirror.shaped_plans]:
+        mirror.con.execute(f"DEALLOCATE {name}")  # the statements' names are ours: methods' and shapes'
+    mirror.prepared_calls.clear()
+    mirror.shaped_plans.clear()
 
 
 _ARGUMENT_STATEMENTS: dict[str, tuple[str, str]] = {}

@@ -51,6 +51,7 @@ class Mirror(Methods):
         self._collecting: list[tuple[Mirror, Method, dict[str, Any]]] | None = None
         self.prepared_calls: set[str] = set()  # the methods' call queries prepared on this connection
         self.shaped_plans: dict[str, None] = {}  # search's, by shape, least recently used first
+        self.argument_tables: set[str] = set()  # the statements that made the methods' arguments tables here
         self.as_of: date | None = None
         manifest = self.warehouse.root / "snapshot.json"
         self._is_snapshot = manifest.exists()
@@ -78,6 +79,7 @@ class Mirror(Methods):
                                  hint="run `ctmirror republish`, or `ctmirror rebuild` if that fails") from exc
         self.prepared_calls = set()
         self.shaped_plans = {}
+        self.argument_tables = set()
 
     def _folders(self) -> tuple[Path, list[Path]]:
         """(root, allowed): the folder the catalog's views name files relative to, and the folders below which

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from ctmirror.answers import forget_plans
 from ctmirror.core.sqlfiles import read_sql, sql_literal
 from ctmirror.core.words import search_norm
 from ctmirror.server import essie
@@ -279,6 +280,8 @@ class Matcher:
     def drop(self) -> None:
         for name in self.tables:
             self.mirror.con.execute(read_sql("serve/drop_term_table.sql").replace("{name}", name))
+        if self.tables:
+            forget_plans(self.mirror)
         self.tables.clear()
 
     def universe(self) -> str:
@@ -414,6 +417,7 @@ def _page(mirror: Mirror, search: Search, found: str, *, has_query: bool, as_of:
             page["totalCount"] = mirror.con.execute(read_sql("serve/count.sql").replace("{table}", table)).fetchone()[0]
     finally:
         mirror.con.execute(read_sql("serve/drop_term_table.sql").replace("{name}", table))
+        forget_plans(mirror)
     if more:
         page["nextPageToken"] = write_page_token(mirror, search.offset + len(shown), search.fingerprint)
     return page

@@ -12,17 +12,17 @@ WITH calls AS (
 ),
 d AS (
     SELECT m.k, m.version_no
-    FROM field_studies_many('intervention', drug_queries, as_ofs) AS m
-    JOIN calls USING (k)
-    JOIN trial_card AS t USING (version_no)
-    WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, calls.cutoff, calls.as_of)
+    FROM (SELECT m.k, m.version_no, c.cutoff, c.as_of, unnest(shown_keys(m.version_no, c.as_of)) AS shown_key
+          FROM field_studies_many('intervention', drug_queries, as_ofs) AS m JOIN calls AS c USING (k)) AS m
+    JOIN trial_card AS t ON t.shown_key = m.shown_key
+    WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, m.cutoff, m.as_of)
 ),
 c AS (
     SELECT m.k, m.version_no, t.study_no, t.card_no, t.phase_rank, t.phase_order, t.overall_status
-    FROM field_studies_many('condition', condition_queries, as_ofs) AS m
-    JOIN calls USING (k)
-    JOIN trial_card AS t USING (version_no)
-    WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, calls.cutoff, calls.as_of)
+    FROM (SELECT m.k, m.version_no, c.cutoff, c.as_of, unnest(shown_keys(m.version_no, c.as_of)) AS shown_key
+          FROM field_studies_many('condition', condition_queries, as_ofs) AS m JOIN calls AS c USING (k)) AS m
+    JOIN trial_card AS t ON t.shown_key = m.shown_key
+    WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, m.cutoff, m.as_of)
 ),
 counts AS (
     SELECT calls.k, coalesce(e.n, 0) AS exact_n, coalesce(dn.n, 0) AS drug_n, coalesce(cn.n, 0) AS condition_n

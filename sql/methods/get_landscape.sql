@@ -14,13 +14,15 @@ WITH calls AS (
            unnest(as_ofs)::DATE AS as_of, unnest(competitor_limits) AS competitor_limit,
            coalesce(unnest(cutoffs)::DATE, today::DATE) AS reference_day
 ),
+-- The matched trials carry integers and short codes only: every column read here is read for every row of
+-- trial_card a match falls in, so the texts (sponsor, start date) are read for the few rows shown (named).
 trials AS (
-    SELECT m.k, t.version_no, t.card_no, t.sponsor, t.sponsor_key, t.phase, t.phase_rank, t.overall_status,
-           t.enrollment, t.start_day, t.start_date, t.as_of_exact
-    FROM field_studies_many('condition', condition_queries, as_ofs) AS m
-    JOIN calls USING (k)
-    JOIN trial_card AS t USING (version_no)
-    WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, calls.cutoff, calls.as_of)
+    SELECT m.k, t.version_no, t.card_no, t.sponsor_key, t.phase, t.phase_rank, t.overall_status, t.enrollment,
+           t.start_day, t.as_of_exact
+    FROM (SELECT m.k, m.version_no, c.cutoff, c.as_of, unnest(shown_keys(m.version_no, c.as_of)) AS shown_key
+          FROM field_studies_many('condition', condition_queries, as_ofs) AS m JOIN calls AS c USING (k)) AS m
+    JOIN trial_card AS t ON t.shown_key = m.shown_key
+    WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, m.cutoff, m.as_of)
       AND t.phase_rank >= 1  -- a phase among EARLY_PHASE1..PHASE4
 ),
 competitors AS (
@@ -29,14 +31,16 @@ competitors AS (
         t.k,
         t.sponsor_key,
         g.drug_key,
-        any_value(t.sponsor) AS sponsor,
+        min(t.card_no) AS sponsor_card,  -- any row of the sponsor's: its name
         min(g.drug_name) AS drug_name,
         min(g.drug_type) AS drug_type,
         max(t.phase_rank) AS max_rank,
         count(*) AS trial_count,
         list(DISTINCT t.overall_status ORDER BY t.overall_status) AS statuses,
         sum(coalesce(t.enrollment, 0)) AS total_enrollment,
-        arg_max(t.start_date, t.start_day) AS most_recent_start,
+        -- the latest start's row (of those on that day, the first)
+        arg_max(t.card_no, {'day': t.start_day, 'card': -t.card_no}) FILTER (WHERE t.start_day IS NOT NULL)
+            AS start_card,
         bool_and(t.as_of_exact) AS as_of_exact
     FROM trials AS t
     JOIN trial_drug_key AS g USING (version_no)
@@ -49,6 +53,12 @@ ranked AS (
     QUALIFY row_number() OVER (PARTITION BY c.k ORDER BY c.max_rank DESC, c.total_enrollment DESC, c.sponsor_key,
                                                           c.drug_key) <= calls.competitor_limit
 ),
+named AS (
+    SELECT r.*, s.sponsor, d.start_date AS most_recent_start
+    FROM ranked AS r
+    JOIN trial_card AS s ON s.card_no = r.sponsor_card
+    LEFT JOIN trial_card AS d ON d.card_no = r.start_card
+),
 recent_trials AS (
     SELECT t.*
     FROM trials AS t
@@ -56,7 +66,7 @@ recent_trials AS (
     WHERE t.start_day >= make_date(year(calls.reference_day) - 2, 1, 1) AND t.start_day <= calls.reference_day
 ),
 recent AS (  -- the few recent trials' texts, read for them alone
-    SELECT r.*, c.nct_id, c.content_hash AS version, c.first_drug AS drug
+    SELECT r.*, c.sponsor, c.start_date, c.nct_id, c.content_hash AS version, c.first_drug AS drug
     FROM recent_trials AS r
     JOIN trial_card AS c USING (card_no)
 )
@@ -75,7 +85,7 @@ LEFT JOIN (
                     'total_enrollment': total_enrollment, 'most_recent_start': most_recent_start,
                     'as_of_exact': as_of_exact}
                    ORDER BY max_rank DESC, total_enrollment DESC, sponsor_key, drug_key) AS competitors
-    FROM ranked GROUP BY k
+    FROM named GROUP BY k
 ) AS listed USING (k)
 LEFT JOIN (
     SELECT k, map(list(phase ORDER BY phase), list(n ORDER BY phase)) AS phase_distribution

@@ -21,15 +21,20 @@ c AS (
     SEMI JOIN d ON d.k = r.k AND d.version_no = r.version_no
     GROUP BY r.k, r.version_no
 ),
-scored AS (
-    SELECT d.k, t.study_no, t.card_no, t.version_no, round(d.score + m.score, 4) AS relevance, calls.result_limit
+matched AS (
+    SELECT d.k, d.version_no, round(d.score + m.score, 4) AS relevance, calls.result_limit, calls.cutoff,
+           calls.as_of, calls.phase_filter, unnest(shown_keys(d.version_no, calls.as_of)) AS shown_key
     FROM d
     JOIN c USING (k, version_no)
     JOIN area_mask_score AS m ON m.field = 'condition' AND m.area_mask = c.area_mask
     JOIN calls USING (k)
-    JOIN trial_card AS t USING (version_no)
-    WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, calls.cutoff, calls.as_of)
-      AND (calls.phase_filter IS NULL OR t.phase_mask & phase_mask(phase_filter_list(calls.phase_filter)) <> 0)
+),
+scored AS (
+    SELECT b.k, t.study_no, t.card_no, t.version_no, b.relevance, b.result_limit
+    FROM matched AS b
+    JOIN trial_card AS t ON t.shown_key = b.shown_key
+    WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, b.cutoff, b.as_of)
+      AND (b.phase_filter IS NULL OR t.phase_mask & phase_mask(phase_filter_list(b.phase_filter)) <> 0)
 )
 SELECT k, card_no, version_no, relevance
 FROM scored
