@@ -10,20 +10,22 @@ CREATE OR REPLACE MACRO detect_whitespace_many(drug_queries, condition_queries, 
 WITH calls AS (
     SELECT generate_subscripts(drug_queries, 1) AS k, unnest(cutoffs)::DATE AS cutoff, unnest(as_ofs)::DATE AS as_of
 ),
-d AS (
-    SELECT m.k, m.version_no
-    FROM (SELECT m.k, m.version_no, c.cutoff, c.as_of, unnest(shown_keys(m.version_no, c.as_of)) AS shown_key
-          FROM field_studies_many('intervention', drug_queries, as_ofs) AS m JOIN calls AS c USING (k)) AS m
+-- Both sides' matched versions join trial_card in one pass.
+matched AS (
+    SELECT k, true AS is_drug, version_no FROM field_studies_many('intervention', drug_queries, as_ofs)
+    UNION ALL
+    SELECT k, false, version_no FROM field_studies_many('condition', condition_queries, as_ofs)
+),
+shown AS (
+    SELECT m.k, m.is_drug, m.version_no, t.study_no, t.card_no, t.phase_rank, t.phase_order, t.overall_status
+    FROM (SELECT m.k, m.is_drug, m.version_no, c.cutoff, c.as_of,
+                 unnest(shown_keys(m.version_no, c.as_of)) AS shown_key
+          FROM matched AS m JOIN calls AS c USING (k)) AS m
     JOIN trial_card AS t ON t.shown_key = m.shown_key
     WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, m.cutoff, m.as_of)
 ),
-c AS (
-    SELECT m.k, m.version_no, t.study_no, t.card_no, t.phase_rank, t.phase_order, t.overall_status
-    FROM (SELECT m.k, m.version_no, c.cutoff, c.as_of, unnest(shown_keys(m.version_no, c.as_of)) AS shown_key
-          FROM field_studies_many('condition', condition_queries, as_ofs) AS m JOIN calls AS c USING (k)) AS m
-    JOIN trial_card AS t ON t.shown_key = m.shown_key
-    WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, m.cutoff, m.as_of)
-),
+d AS (SELECT k, version_no FROM shown WHERE is_drug),
+c AS (SELECT * EXCLUDE (is_drug) FROM shown WHERE NOT is_drug),
 counts AS (
     SELECT calls.k, coalesce(e.n, 0) AS exact_n, coalesce(dn.n, 0) AS drug_n, coalesce(cn.n, 0) AS condition_n
     FROM calls
