@@ -9,6 +9,7 @@ its own cutoff. Trials come back as (k, card_no, version_no, relevance) and thei
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import duckdb
@@ -48,10 +49,22 @@ def _set_arguments(mirror: Mirror, method: Method, arguments: dict[str, Any]) ->
     mirror.con.execute(update, arguments)
 
 
+def make_argument_tables(mirror: Mirror, methods: Iterable[Method]) -> None:
+    """The methods' arguments tables, made when the connection opens, before any statement is prepared on it:
+    making one later would make the statements prepared before it plan again (forget_plans)."""
+    for method in methods:
+        if method.kind == "search" or (method.kind == "set-wise" and method.shape != "by_id"):
+            create, _ = _argument_statements(method)
+            if create not in mirror.argument_tables:
+                mirror.con.execute(create)
+                mirror.argument_tables.add(create)
+
+
 def forget_plans(mirror: Mirror) -> None:
     """Drops the statements prepared on the connection, to be prepared again when next used: for after a temporary
-    table is made or dropped there. DuckDB plans a prepared statement again at every execution once the catalog
-    has changed since it was prepared (15-20 ms a call of a method's), where preparing it again costs that once."""
+    table is made or dropped there (an arguments table make_argument_tables did not make, a v2 term table).
+    DuckDB plans a prepared statement again at every execution once the catalog has changed since it was
+    prepared (15-20 ms a call of a method's), where preparing it again costs that once."""
     for name in [*mirror.prepared_calls, *mirror.shaped_plans]:
         mirror.con.execute(f"DEALLOCATE {name}")  # the statements' names are ours: methods' and shapes'
     mirror.prepared_calls.clear()

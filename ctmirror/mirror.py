@@ -15,7 +15,7 @@ import duckdb
 import polars as pl
 
 from ctmirror import arguments
-from ctmirror.answers import answer, rows_of
+from ctmirror.answers import answer, make_argument_tables, rows_of
 from ctmirror.core.errors import InvalidArgument, StateNotFound, WarehouseError
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.warehouse import CATALOG_FORMAT, State, Warehouse
@@ -80,6 +80,7 @@ class Mirror(Methods):
         self.prepared_calls = set()
         self.shaped_plans = {}
         self.argument_tables = set()
+        make_argument_tables(self, METHODS.values())
 
     def _folders(self) -> tuple[Path, list[Path]]:
         """(root, allowed): the folder the catalog's views name files relative to, and the folders below which
