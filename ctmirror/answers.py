@@ -41,12 +41,19 @@ def _column(method: Method, calls: list[dict[str, Any]], name: str) -> list[Any]
 def _set_arguments(mirror: Mirror, method: Method, arguments: dict[str, Any]) -> None:
     """Binds a call's arguments into the one row of the method's temporary arguments table, where its prepared call
     queries read them (made once per connection)."""
-    create, update = _argument_statements(method)
-    if create not in mirror.argument_tables:
-        mirror.con.execute(create)
-        mirror.argument_tables.add(create)
+    if _make_argument_table(mirror, method):
         forget_plans(mirror)
-    mirror.con.execute(update, arguments)
+    mirror.con.execute(_argument_statements(method)[1], arguments)
+
+
+def _make_argument_table(mirror: Mirror, method: Method) -> bool:
+    """Makes the method's arguments table on the connection unless it is there; whether it made it."""
+    create, _ = _argument_statements(method)
+    if create in mirror.argument_tables:
+        return False
+    mirror.con.execute(create)
+    mirror.argument_tables.add(create)
+    return True
 
 
 def make_argument_tables(mirror: Mirror, methods: Iterable[Method]) -> None:
@@ -54,10 +61,7 @@ def make_argument_tables(mirror: Mirror, methods: Iterable[Method]) -> None:
     making one later would make the statements prepared before it plan again (forget_plans)."""
     for method in methods:
         if method.kind == "search" or (method.kind == "set-wise" and method.shape != "by_id"):
-            create, _ = _argument_statements(method)
-            if create not in mirror.argument_tables:
-                mirror.con.execute(create)
-                mirror.argument_tables.add(create)
+            _make_argument_table(mirror, method)
 
 
 def forget_plans(mirror: Mirror) -> None:

@@ -14,7 +14,7 @@ from typing import Annotated, Optional
 import typer
 from tqdm import tqdm
 
-from ctmirror.core.duck import MEMORY_LIMIT_ENV, NO_BUDGET, parse_size
+from ctmirror.core.duck import MEMORY_LIMIT_ENV, parse_budget
 from ctmirror.core.errors import CtmirrorError, InvalidArgument, NotFound
 from ctmirror.core.warehouse import Warehouse
 from ctmirror.registry import METHODS
@@ -55,8 +55,7 @@ def main_options(
     options.debug = debug
     if memory_limit is not None:
         try:
-            if memory_limit.strip().lower() != NO_BUDGET:
-                parse_size(memory_limit)
+            parse_budget(memory_limit)
         except ValueError as exc:
             raise InvalidArgument(f"--memory-limit: {exc}, or none for no budget",
                                   invalid_input=memory_limit) from None

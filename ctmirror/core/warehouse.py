@@ -133,9 +133,13 @@ class Warehouse:
     @property
     def generation(self) -> str:
         if self._generation is None:
-            marker = self.root / "segments" / "GENERATION"
-            self._generation = marker.read_text().strip() if marker.exists() else "g0001"
+            self._generation = self._adopted_generation()
         return self._generation
+
+    def _adopted_generation(self) -> str:
+        """The generation of segments segments/GENERATION names (the first, before any rebuild)."""
+        marker = self.root / "segments" / "GENERATION"
+        return marker.read_text().strip() if marker.exists() else "g0001"
 
     @property
     def segments_dir(self) -> Path:
@@ -193,8 +197,7 @@ class Warehouse:
                 shutil.rmtree(leftover, ignore_errors=True)
         # a generation newer than the adopted one that no state reads: a rebuild that failed or was killed (one
         # killed after publishing, before adopting, has a state reading it, and is kept)
-        marker = self.root / "segments" / "GENERATION"
-        adopted = int(marker.read_text().strip()[1:]) if marker.exists() else 1
+        adopted = int(self._adopted_generation()[1:])
         read = {s.meta.get("generation") for s in self.states()}
         for folder in (self.root / "segments").glob("g[0-9]*"):
             if folder.is_dir() and int(folder.name[1:]) > adopted and folder.name not in read:

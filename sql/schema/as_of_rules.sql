@@ -55,5 +55,5 @@ CREATE OR REPLACE MACRO shown_at(valid_from, valid_to, is_current, first_posted,
 CREATE OR REPLACE MACRO shown_key(version_no, is_current) AS
     (version_no + CASE WHEN is_current THEN 0 ELSE 1073741824 END)::INTEGER;
 CREATE OR REPLACE MACRO shown_keys(version_no, as_of) AS
-    CASE WHEN as_of IS NULL THEN [version_no::INTEGER]
-         ELSE [version_no::INTEGER, (version_no + 1073741824)::INTEGER] END;
+    CASE WHEN as_of IS NULL THEN [shown_key(version_no, true)]
+         ELSE [shown_key(version_no, true), shown_key(version_no, false)] END;
