@@ -1,7 +1,8 @@
-"""`ctmirror serve` under load: a real server process on a loopback port, N concurrent clients (threads, one httpx
-client each), on bench/out/wh-<studies> (built by bench_methods.py or bench_cutoffs.py).
+"""`ctmirror serve` under load: a real server process on a loopback port, N concurrent clients (threads, one
+keep-alive connection each, http.client: a client lean enough that the two cores it shares with the server are
+mostly the server's), on bench/out/wh-<studies> (built by bench_methods.py or bench_cutoffs.py).
 
-    python bench/bench_serve.py [--studies 500000] [--clients 8] [--requests 400] [--readers 4]
+    python bench/bench_serve.py [--studies 500000] [--clients 8] [--requests 400] [--readers 4] [--workers 2]
 
 Reports requests/s and p50/p99 ms for: single studies by uniformly random NCT ID (/api/v2/studies/{id}); the
 contract's search (query.cond + query.intr, countTotal, a page of 10) by how many studies the condition matches;
@@ -11,6 +12,7 @@ landscape and whitespace calls (/ctmirror/v1/...), each with a random cutoff.
 from __future__ import annotations
 
 import argparse
+import http.client
 import random
 import socket
 import statistics
@@ -18,6 +20,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -43,19 +46,26 @@ def load(url: str, requests: list[tuple[str, dict]], clients: int) -> tuple[floa
     lock = threading.Lock()
     queue = list(enumerate(requests))
 
+    address = urllib.parse.urlsplit(url)
+
     def worker() -> None:
-        with httpx.Client(base_url=url, timeout=60) as client:
+        client = http.client.HTTPConnection(address.hostname, address.port, timeout=60)
+        try:
             while True:
                 with lock:
                     if not queue:
                         return
                     _, (path, params) = queue.pop()
                 started = time.perf_counter()
-                response = client.get(path, params=params)
+                client.request("GET", path + ("?" + urllib.parse.urlencode(params) if params else ""))
+                response = client.getresponse()
+                response.read()
                 elapsed = (time.perf_counter() - started) * 1000
                 with lock:
                     latencies.append(elapsed)
-                    statuses.append(response.status_code)
+                    statuses.append(response.status)
+        finally:
+            client.close()
 
     threads = [threading.Thread(target=worker) for _ in range(clients)]
     started = time.perf_counter()
@@ -80,6 +90,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--requests", type=int, default=400)
     parser.add_argument("--readers", type=int, default=4)
+    parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     root = ROOT / "bench" / "out" / f"wh-{args.studies}"
     rng = random.Random(31)
@@ -89,7 +100,7 @@ def main() -> None:
         breadth = {c: m.search(condition=c, page_size=1).pagination.total_count for c in picked}
     port = free_port()
     server = subprocess.Popen([sys.executable, "-m", "ctmirror.cli", "-q", "-w", str(root), "serve", "--port",
-                               str(port), "--readers", str(args.readers)])
+                               str(port), "--readers", str(args.readers), "--workers", str(args.workers)])
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(600):
@@ -98,7 +109,8 @@ def main() -> None:
                 break
             except httpx.TransportError:
                 time.sleep(0.1)
-        print(f"{args.studies:,} studies, {args.clients} concurrent clients, {args.readers} readers, one worker")
+        print(f"{args.studies:,} studies, {args.clients} concurrent clients, {args.workers} worker processes of "
+              f"{args.readers} readers")
         print(f"{'requests':<44}{'req/s':>10}{'p50 ms':>9}{'p99 ms':>9}{'n':>7}{'4xx+':>6}")
         load(url, [("/api/v2/studies/" + rng.choice(ids), {}) for _ in range(100)], args.clients)  # warm up
         report("/api/v2/studies/{id}, random IDs",

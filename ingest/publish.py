@@ -11,16 +11,44 @@ from contextlib import closing
 from pathlib import Path
 
 import duckdb
+import pyarrow
 import pyarrow.parquet
 
-from ctmirror.core.duck import all_cores, new_connection, quiet, side_by_side, write_parquet, writer_lanes
+from ctmirror.core.duck import (
+    all_cores,
+    new_connection,
+    quiet,
+    side_by_side,
+    write_parquet,
+    writer_lanes,
+)
 from ctmirror.core.errors import WarehouseError
 from ctmirror.core.raw_store import utc_now
+from ctmirror.core.record_files import (
+    DICTIONARY,
+    DICTIONARY_SAMPLES,
+    has_record_file,
+    train_dictionary,
+    write_record_file,
+)
 from ctmirror.core.sqlfiles import read_sql
-from ctmirror.core.warehouse import CURRENT_ROWS_FILE, DEFAULT_KEEP_STATES, Segment, State, Warehouse, append_lines
+from ctmirror.core.warehouse import (
+    CURRENT_ROWS_FILE,
+    DEFAULT_KEEP_STATES,
+    Segment,
+    State,
+    Warehouse,
+    append_lines,
+    atomic_write_bytes,
+)
 from ingest.catalog import VERSIONED_INDEX_INPUTS, build_catalog
 from ingest.crash import crash_point
-from ingest.normalize import WORD_BOUNDARIES, normalised_tables, slowest_first, table_key
+from ingest.normalize import (
+    WORD_BOUNDARIES,
+    normalised_tables,
+    slowest_first,
+    table_key,
+)
 
 # Tables every state carries whole, as all versions or all rows, read where the segments keep them.
 HISTORY_TABLES = ("study_versions", "quarantine", "sightings")
@@ -65,6 +93,7 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
     segments = warehouse.segments()
     check_segments(segments)
     state_id, path = warehouse.new_state_dir()
+    write_record_files(segments, on_phase=phase, state_id=state_id)
     phase(f"publishing state {state_id}: reading every version of {_plural(len(segments), 'segment')}")
     with all_cores(con):
         load_all_versions(con, segments)
@@ -179,6 +208,49 @@ def _write_table(path: Path, table: str, relation) -> Path:
     target = _current_rows_file(path, table)
     relation.write_parquet(str(target), compression="zstd")
     return target
+
+
+def write_record_files(segments: list[Segment], *, on_phase: Callable[[str], None], state_id: str) -> None:
+    """The record file of every segment that has none yet (ctmirror/core/record_files.py): new segments, or all of
+    them once after an upgrade or a rebuild. The generation's dictionary is trained first, on its first records."""
+    missing = [s for s in segments if not has_record_file(s.path)]
+    if not missing:
+        return
+    on_phase(f"publishing state {state_id}: record files of {_plural(len(missing), 'segment')}")
+    dictionary_file = missing[0].path.parent / DICTIONARY
+    if not dictionary_file.exists():
+        samples: list[bytes] = []
+        for segment in missing:
+            samples.extend(bytes(r) for r in _records_of(segment, limit=DICTIONARY_SAMPLES - len(samples)))
+            if len(samples) >= DICTIONARY_SAMPLES:
+                break
+        trained = train_dictionary(samples)
+        if trained:
+            atomic_write_bytes(dictionary_file, trained)
+    dictionary = dictionary_file.read_bytes() if dictionary_file.exists() else b""
+    with ThreadPoolExecutor(max_workers=writer_lanes(), thread_name_prefix="ctmirror-records") as pool:
+        list(pool.map(lambda segment: write_record_file(segment.path, _records_of(segment), dictionary), missing))
+        crash_point("record_files_written")
+
+
+def _records_of(segment: Segment, limit: int | None = None):
+    """The records of a segment's study_versions.parquet, in file order, as memoryviews of Arrow's buffers (one
+    record batch at a time: bounded memory, and no copy into Python strings)."""
+    file = pyarrow.parquet.ParquetFile(segment.table_file("study_versions"))
+    left = file.metadata.num_rows if limit is None else limit
+    for batch in file.iter_batches(batch_size=256, columns=["raw"], use_threads=False):
+        texts = batch.column(0)
+        if texts.null_count:
+            raise WarehouseError(f"segment {segment.segment_id}: a version without its record",
+                                 hint="run `ctmirror rebuild`: it renormalises every record from raw/")
+        width = "q" if pyarrow.types.is_large_string(texts.type) else "i"
+        offsets = memoryview(texts.buffers()[1]).cast("B").cast(width)[texts.offset:texts.offset + len(texts) + 1]
+        data = memoryview(texts.buffers()[2])
+        for i in range(min(len(texts), left)):
+            yield data[offsets[i]:offsets[i + 1]]
+        left -= min(len(texts), left)
+        if left <= 0:
+            return
 
 
 def load_all_versions(con, segments: list) -> None:

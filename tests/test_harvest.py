@@ -214,7 +214,7 @@ def test_a_full_sync_marks_removed_and_aliased_studies_never_deleting_them(tmp_p
 
 
 CRASH_POINTS = ["page_received:2", "raw_written:1", "raw_written:3", "checkpoint_saved:2",
-                "segment_file_written:4", "state_tables_written:1", "published:1"]
+                "segment_file_written:4", "record_files_written:1", "state_tables_written:1", "published:1"]
 
 
 @pytest.mark.parametrize("point", CRASH_POINTS)

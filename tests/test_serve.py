@@ -202,8 +202,15 @@ def test_csv_pages(api):
 
 
 def test_single_studies_aliases_and_the_other_endpoints(api, m):
-    record = api.get("/api/v2/studies/NCT00711542").json()
+    response = api.get("/api/v2/studies/NCT00711542")
+    stored = m.rows("SELECT raw FROM study_versions JOIN study_version AS v USING (nct_id, content_hash) "
+                    "WHERE v.is_current AND nct_id = 'NCT00711542'")[0]["raw"]
+    assert response.content == stored.encode("utf-8")  # as received, from the segment's record file
+    assert response.headers["content-type"] == "application/json"
+    record = response.json()
     assert record["protocolSection"]["identificationModule"]["nctId"] == "NCT00711542" and "derivedSection" in record
+    assert api.get("/api/v2/studies/NCT00711542", params={"fields": "NCTId"}).json() == {
+        "protocolSection": {"identificationModule": {"nctId": "NCT00711542"}}}
     moved = api.get("/api/v2/studies/nct711542", follow_redirects=False)
     assert moved.status_code == 301 and moved.headers["location"] == "/api/v2/studies/NCT00711542"
     missing = api.get("/api/v2/studies/NCT99999999")

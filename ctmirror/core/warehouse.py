@@ -37,7 +37,7 @@ from ctmirror.core.errors import StateNotFound, WarehouseError
 # What the Python API expects of a catalog: its macros, their arguments, the tables it reads. Raise it whenever
 # a change to sql/ would break a Mirror reading a catalog built before the change; a Mirror refuses any other
 # format (ctmirror.mirror).
-CATALOG_FORMAT = 5
+CATALOG_FORMAT = 6
 # A published state's ID: six digits, never a path.
 STATE_ID = re.compile(r"[0-9]{6}")
 # In a state's folder of a table, the rows that publish wrote (beside the segments' files it linked).
@@ -78,9 +78,13 @@ def append_lines(path: Path, lines: list[str]) -> None:
 
 
 def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".tmp-{path.name}")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
+    with open(tmp, "wb") as f:
+        f.write(data)
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)

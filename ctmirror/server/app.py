@@ -118,11 +118,11 @@ def create_app(settings: Settings) -> Starlette:
         params = dict(request.query_params)
 
         def work(mirror: Mirror) -> Response:
-            nct_id, record = v2.study(mirror, wanted, params, mirror.as_of)
+            nct_id, body = v2.study_text(mirror, wanted, params, mirror.as_of)
             if nct_id != wanted:  # an alias, or another spelling: the API redirects to the study's own address
                 target = f"/api/v2/studies/{nct_id}" + (f"?{request.url.query}" if request.url.query else "")
                 return RedirectResponse(target, status_code=301)
-            return JSONResponse(record)
+            return Response(body, media_type="application/json")
 
         return await answer(request, work, api=True)
 
@@ -330,10 +330,10 @@ def serve(settings: Settings, *, host: str, port: int, workers: int) -> None:
     """Runs the server until SIGTERM or Ctrl-C (uvicorn finishes the requests in flight, then stops)."""
     import uvicorn
 
+    protocol = "ctmirror.server.no_delay:NoDelayH11Protocol"
     if workers > 1:  # each worker process imports the app by name and reads its settings from the environment
         os.environ.update(settings.to_environment())
         uvicorn.run("ctmirror.server.app:app_from_environment", factory=True, host=host, port=port,
-                    workers=workers, log_level="warning")
+                    workers=workers, log_level="warning", http=protocol)
     else:
-        uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")
-
+        uvicorn.run(create_app(settings), host=host, port=port, log_level="warning", http=protocol)

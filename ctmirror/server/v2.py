@@ -16,11 +16,16 @@ import hmac
 import io
 import json
 import re
+import threading
+from array import array
+from bisect import bisect_left
 from dataclasses import dataclass
 from datetime import date
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ctmirror.answers import forget_plans
+from ctmirror.core.record_files import record_files_of
 from ctmirror.core.sqlfiles import read_sql, sql_literal
 from ctmirror.core.words import search_norm
 from ctmirror.server import essie
@@ -396,7 +401,8 @@ def studies(mirror: Mirror, params: dict[str, str], as_of: date | None) -> tuple
 
 
 PAGE_COLUMNS = ("version_no", "nct_id", "content_hash", "overall_status", "why_stopped", "results_posted",
-                "results_first_post_date", "enrollment_type", "last_update_post_date", "as_of_exact", "record_file")
+                "results_first_post_date", "enrollment_type", "last_update_post_date", "as_of_exact", "record_file",
+                "record_row")
 
 
 def _page(mirror: Mirror, search: Search, found: str, *, has_query: bool, as_of: date | None) -> dict[str, Any]:
@@ -424,11 +430,21 @@ def _page(mirror: Mirror, search: Search, found: str, *, has_query: bool, as_of:
 
 
 def stored_records(mirror: Mirror, shown: list[dict[str, Any]], as_of: date | None) -> list[dict[str, Any]]:
-    """The stored records of the rows shown, in their order, as of the cutoff: read from the file that holds each
-    (study_version.record_file), by literal NCT IDs, so a lookup reads a row group or two, not every segment."""
+    """The stored records of the rows shown, in their order, as of the cutoff."""
+    return [record_as_of(json.loads(text), row, as_of) for row, text in zip(shown, stored_texts(mirror, shown))]
+
+
+def stored_texts(mirror: Mirror, shown: list[dict[str, Any]]) -> list[bytes | str]:
+    """The records of the rows shown as received (JSON text), in their order: each from its segment's record file
+    (study_version.record_file and record_row); where there is none (a snapshot's versions), from the Parquet file
+    holding it, by literal NCT IDs, so a lookup reads a row group or two, not every segment."""
+    files = record_files_of(mirror.warehouse.root)
+    texts: list[bytes | str | None] = [files.read(row["record_file"], row["record_row"]) for row in shown]
     raw: dict[tuple[str, str], str] = {}
     by_file: dict[str, set[str]] = {}
-    for row in shown:
+    for row, text in zip(shown, texts):
+        if text is not None:
+            continue
         if not STORED_NCT_ID.fullmatch(row["nct_id"]):
             raise V2Error(f"unexpected NCT ID {row['nct_id']!r} in the warehouse", status=500)
         by_file.setdefault(row["record_file"], set()).add(row["nct_id"])
@@ -437,7 +453,7 @@ def stored_records(mirror: Mirror, shown: list[dict[str, Any]], as_of: date | No
         query = (read_sql("serve/records.sql").replace("{file}", path)
                  .replace("{nct_ids}", ", ".join(sql_literal(i) for i in sorted(ids))))
         raw.update({(n, h): text for n, h, text in mirror.con.execute(query).fetchall()})
-    return [record_as_of(json.loads(raw[(r["nct_id"], r["content_hash"])]), r, as_of) for r in shown]
+    return [raw[(row["nct_id"], row["content_hash"])] if text is None else text for row, text in zip(shown, texts)]
 
 
 STORED_NCT_ID = re.compile(r"NCT\d{8}")
@@ -447,27 +463,92 @@ def shape(record: dict[str, Any], paths: list[tuple[str, ...]] | None) -> dict[s
     return record if paths is None else project(record, paths)
 
 
-def study(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: date | None) -> tuple[str, dict[str, Any]]:
-    """(canonical NCT ID, record) of GET /api/v2/studies/{nctId}; V2Error 404 when there is none at the cutoff."""
+class CurrentStudies:
+    """Where each study's record is in the current state, for the single-study lookups that are most of a
+    server's requests: NCT numbers in order beside the file and row of the version shown, and the aliases, read
+    once per state; a lookup is a binary search (microseconds, where study_by_id.sql costs milliseconds)."""
+
+    def __init__(self, mirror: Mirror) -> None:
+        rows = mirror.con.execute(read_sql("serve/current_records.sql")).fetchall()
+        self.files = sorted({file for _, file, _ in rows})
+        file_no = {file: i for i, file in enumerate(self.files)}
+        self.numbers = array("i", (number for number, _, _ in rows))
+        self.file_nos = array("i", (file_no[file] for _, file, _ in rows))
+        self.rows = array("i", (row for _, _, row in rows))
+        self.aliases = dict(mirror.con.execute(read_sql("serve/aliases.sql")).fetchall())
+
+    def find(self, nct_id: str) -> tuple[str, str, int] | None:
+        """(canonical NCT ID, record file, record row) of an NCT ID or alias in canonical form; None: no study."""
+        nct_id = self.aliases.get(nct_id, nct_id)
+        number = int(nct_id[3:])
+        at = bisect_left(self.numbers, number)
+        if at == len(self.numbers) or self.numbers[at] != number:
+            return None
+        return nct_id, self.files[self.file_nos[at]], self.rows[at]
+
+
+_CURRENT: dict[tuple[Path, str], CurrentStudies] = {}
+_CURRENT_LOCK = threading.Lock()
+
+
+def current_studies(mirror: Mirror) -> CurrentStudies:
+    """The CurrentStudies of the state a Mirror reads, shared by a process's Mirrors of it (the last two states
+    asked for are kept: a server moving to a new state still finishes requests on the old one)."""
+    key = (mirror.warehouse.root.resolve(), mirror.state_id)
+    with _CURRENT_LOCK:
+        found = _CURRENT.get(key)
+        if found is None:
+            found = _CURRENT[key] = CurrentStudies(mirror)
+            while len(_CURRENT) > 2:
+                del _CURRENT[next(iter(_CURRENT))]
+        return found
+
+
+def canonical_nct_id(nct_id: str) -> str:
+    found = NCT_ID.match(nct_id)
+    if not found:
+        raise V2Error(f"{nct_id!r} is not an NCT ID (NCT followed by up to 8 digits)")
+    return f"NCT{int(found.group(1)):08d}"
+
+
+def _study_params(params: dict[str, str]) -> list[tuple[str, ...]] | None:
+    """The fields a single-study request projects to (None: the whole record), or a V2Error."""
     unknown = sorted(set(params) - {"fields", "format", "markupFormat"})
     if unknown:
         raise V2Error(f"unknown parameter {unknown[0]!r}")
     if params.get("format", "json") != "json":
         raise V2Error("format: a single study is served as json")
-    found = NCT_ID.match(nct_id)
-    if not found:
-        raise V2Error(f"{nct_id!r} is not an NCT ID (NCT followed by up to 8 digits)")
-    wanted = f"NCT{int(found.group(1)):08d}"
+    if not params.get("fields"):
+        return None
+    try:
+        return field_paths(listed(params["fields"]) or [])
+    except UnknownField as exc:
+        raise V2Error(f"fields: {str(exc)!r} is not a field of the study record") from None
+
+
+def study_text(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: date | None) -> tuple[str, bytes]:
+    """(canonical NCT ID, JSON body) of GET /api/v2/studies/{nctId}: the current state's whole record is served as
+    stored, found without a query; anything else goes through study()."""
+    if as_of is None and not _study_params(params):
+        wanted = canonical_nct_id(nct_id)
+        found = current_studies(mirror).find(wanted)
+        if found is None:
+            raise V2Error(f"Study not found: {wanted}", status=404)
+        text = record_files_of(mirror.warehouse.root).read(found[1], found[2])
+        if text is not None:
+            return found[0], text
+    canonical, record = study(mirror, nct_id, params, as_of)  # at a cutoff, projected, or without a record file
+    return canonical, json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def study(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: date | None) -> tuple[str, dict[str, Any]]:
+    """(canonical NCT ID, record) of GET /api/v2/studies/{nctId}; V2Error 404 when there is none at the cutoff."""
+    paths = _study_params(params)
+    wanted = canonical_nct_id(nct_id)
     rows = mirror.con.execute(read_sql("serve/study_by_id.sql"), {"nct_id": wanted, "as_of": as_of}).fetchall()
     if not rows:
         raise V2Error(f"Study not found: {wanted}" + (f" (as of {as_of})" if as_of else ""), status=404)
     shown = dict(zip(PAGE_COLUMNS, rows[0]))
-    paths = None
-    if params.get("fields"):
-        try:
-            paths = field_paths(listed(params["fields"]) or [])
-        except UnknownField as exc:
-            raise V2Error(f"fields: {str(exc)!r} is not a field of the study record") from None
     return shown["nct_id"], shape(stored_records(mirror, [shown], as_of)[0], paths)
 
 
