@@ -66,7 +66,7 @@ def make_argument_tables(mirror: Mirror, methods: Iterable[Method]) -> None:
 
 def forget_plans(mirror: Mirror) -> None:
     """Drops the statements prepared on the connection, to be prepared again when next used: for after a temporary
-    table is made or dropped there (an arguments table make_argument_tables did not make, a v2 term table).
+    table is made there (an arguments table make_argument_tables did not make).
     DuckDB plans a prepared statement again at every execution once the catalog has changed since it was
     prepared (15-20 ms a call of a method's), where preparing it again costs that once."""
     for name in [*mirror.prepared_calls, *mirror.shaped_plans]:

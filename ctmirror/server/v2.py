@@ -24,7 +24,6 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ctmirror.answers import forget_plans
 from ctmirror.core.record_files import record_files_of
 from ctmirror.core.sqlfiles import read_sql, sql_literal
 from ctmirror.core.words import search_norm
@@ -260,34 +259,34 @@ def _sort(value: str | None, *, has_query: bool) -> list[tuple[str, int]]:
 
 # ---- matching ------------------------------------------------------------------------------------------------
 class Matcher:
-    """Evaluates Essie trees on one Mirror at one cutoff, inside DuckDB: each term's matches become a temporary table
-    of the request (sql/serve/term_table.sql, from one of the leaf queries), and AND, OR and NOT combine tables
-    (combine_*.sql), so a broad term's hundred thousand versions never leave DuckDB. Table names are ours."""
+    """Evaluates Essie trees on one Mirror at one cutoff, inside DuckDB, as one statement: each term's matches are a
+    named subquery of the request's query (from one of the leaf queries, its values bound under names of the term's
+    own), and AND, OR and NOT combine them (combine_*.sql), so a broad term's hundred thousand versions never leave
+    DuckDB. Nothing is made on the connection: a temporary table a term would change its catalog, after which
+    DuckDB plans every statement prepared on it again (and a request made four). Subquery names are ours."""
 
     def __init__(self, mirror: Mirror, as_of: date | None) -> None:
         self.mirror, self.as_of = mirror, as_of
-        self.tables: list[str] = []
+        self.terms: list[tuple[str, str]] = []
+        self.params: dict[str, Any] = {}
         self._universe: str | None = None
 
-    def _table(self, query: str, **params: Any) -> str:
-        name = f"essie_term_{len(self.tables) + 1}"
-        self.tables.append(name)
-        statement = read_sql("serve/term_table.sql").replace("{name}", name).replace("{query}", query)
-        self.mirror.con.execute(statement, params or None)
+    def _term(self, query: str, **params: Any) -> str:
+        name = f"essie_term_{len(self.terms) + 1}"
+        self.terms.append((name, re.sub(r"\$(\w+)", lambda m: f"${name}_{m[1]}" if m[1] in params else m[0], query)))
+        self.params.update({f"{name}_{key}": value for key, value in params.items()})
         return name
 
     def leaf_table(self, leaf: str, **params: Any) -> str:
-        return self._table(read_sql(f"serve/{leaf}.sql"), **params)
+        return self._term(read_sql(f"serve/{leaf}.sql"), **params)
 
     def combine(self, how: str, left: str, right: str) -> str:
-        return self._table(read_sql(f"serve/combine_{how}.sql").replace("{left}", left).replace("{right}", right))
+        return self._term(read_sql(f"serve/combine_{how}.sql").replace("{left}", left).replace("{right}", right))
 
-    def drop(self) -> None:
-        for name in self.tables:
-            self.mirror.con.execute(read_sql("serve/drop_term_table.sql").replace("{name}", name))
-        if self.tables:
-            forget_plans(self.mirror)
-        self.tables.clear()
+    def found(self, last: str) -> str:
+        """The versions and scores of term `last`, as a subquery holding every term it reads."""
+        terms = ",\n".join(f"{name} AS (\n{query.strip()}\n)" for name, query in self.terms)
+        return f"(WITH {terms}\nSELECT version_no, score FROM {last})"
 
     def universe(self) -> str:
         if self._universe is None:
@@ -388,16 +387,13 @@ def studies(mirror: Mirror, params: dict[str, str], as_of: date | None) -> tuple
     """The page of GET /api/v2/studies: {"studies": [...], "nextPageToken"?, "totalCount"?}."""
     search = parse_request(params, mirror)
     matcher = Matcher(mirror, as_of)
-    try:
-        found = None
-        for context, tree in search.queries:
-            matched = matcher.evaluate(tree, context)
-            found = matched if found is None else matcher.combine("and", found, matched)
-        if found is None:  # no query: every study shown, through the same query
-            found = matcher.leaf_table("no_terms")
-        return _page(mirror, search, found, has_query=bool(search.queries), as_of=as_of), search
-    finally:
-        matcher.drop()
+    found = None
+    for context, tree in search.queries:
+        matched = matcher.evaluate(tree, context)
+        found = matched if found is None else matcher.combine("and", found, matched)
+    if found is None:  # no query: every study shown, through the same query
+        found = matcher.leaf_table("no_terms")
+    return _page(mirror, search, matcher, found, has_query=bool(search.queries), as_of=as_of), search
 
 
 PAGE_COLUMNS = ("version_no", "nct_id", "content_hash", "overall_status", "why_stopped", "results_posted",
@@ -405,25 +401,21 @@ PAGE_COLUMNS = ("version_no", "nct_id", "content_hash", "overall_status", "why_s
                 "record_row")
 
 
-def _page(mirror: Mirror, search: Search, found: str, *, has_query: bool, as_of: date | None) -> dict[str, Any]:
+def _page(mirror: Mirror, search: Search, matcher: Matcher, found: str, *, has_query: bool,
+          as_of: date | None) -> dict[str, Any]:
     sort = search.sort + [(None, 1)] * (2 - len(search.sort))
-    query_params = {"as_of": as_of, "has_query": has_query, **search.filters,
-                    "sort1": sort[0][0], "dir1": sort[0][1], "sort2": sort[1][0], "dir2": sort[1][1]}
-    table = f"{found}_matches"
-    mirror.con.execute(read_sql("serve/matches_table.sql").replace("{table}", table)
-                       .replace("{matches}", read_sql("serve/matches.sql").replace("{found}", found)), query_params)
-    try:
-        shown = [dict(zip(PAGE_COLUMNS, row)) for row in mirror.con.execute(
-            read_sql("serve/page.sql").replace("{table}", table),
-            {"limit": search.page_size + 1, "offset": search.offset}).fetchall()]
-        more = len(shown) > search.page_size
-        shown = shown[:search.page_size]
-        page: dict[str, Any] = {"studies": [shape(r, search.fields) for r in stored_records(mirror, shown, as_of)]}
-        if search.count_total and search.offset == 0:
-            page["totalCount"] = mirror.con.execute(read_sql("serve/count.sql").replace("{table}", table)).fetchone()[0]
-    finally:
-        mirror.con.execute(read_sql("serve/drop_term_table.sql").replace("{name}", table))
-        forget_plans(mirror)
+    query_params = {"as_of": as_of, "has_query": has_query, **search.filters, **matcher.params,
+                    "sort1": sort[0][0], "dir1": sort[0][1], "sort2": sort[1][0], "dir2": sort[1][1],
+                    "limit": search.page_size + 1, "offset": search.offset}
+    statement = read_sql("serve/page.sql").replace(
+        "{matches}", read_sql("serve/matches.sql").replace("{found}", matcher.found(found)))
+    rows = mirror.con.execute(statement, query_params).fetchall()
+    shown = [dict(zip(PAGE_COLUMNS, row[1:])) for row in rows]
+    more = len(shown) > search.page_size
+    shown = shown[:search.page_size]
+    page: dict[str, Any] = {"studies": [shape(r, search.fields) for r in stored_records(mirror, shown, as_of)]}
+    if search.count_total and search.offset == 0:
+        page["totalCount"] = rows[0][0] if rows else 0
     if more:
         page["nextPageToken"] = write_page_token(mirror, search.offset + len(shown), search.fingerprint)
     return page

@@ -1,7 +1,7 @@
--- The studies a /api/v2/studies request finds (ctmirror/server/v2.py), the prefix of page.sql and count.sql:
--- the trial_card rows shown at $as_of (NULL: the current state) among the versions the Essie queries matched
--- (the request's term table, named in the query below, with scores; $has_query false: no query, every study) passing the filters
--- (each NULL: no filter):
+-- The studies a /api/v2/studies request finds (ctmirror/server/v2.py), the prefix of page.sql: the trial_card rows
+-- shown at $as_of (NULL: the current state) among the versions the Essie queries matched (the request's terms, a
+-- subquery spliced in below, with scores; $has_query false: no query, every study) passing the filters (each NULL:
+-- no filter):
 -- $statuses (filter.overallStatus, aggFilters status), $phases, $sexes, $study_types, $results (aggFilters),
 -- $ids (filter.ids: NCT IDs or aliases), and $geo_lat/$geo_lon/$geo_km (filter.geo: a site within that many km).
 -- Sort keys: $sort1/$sort2 name a field (or 'relevance'), $dir1/$dir2 are 1 (ascending) or -1 (descending).
