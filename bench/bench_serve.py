@@ -6,7 +6,8 @@ mostly the server's), on bench/out/wh-<studies> (built by bench_methods.py or be
 
 Reports requests/s and p50/p99 ms for: single studies by uniformly random NCT ID (/api/v2/studies/{id}); the
 contract's search (query.cond + query.intr, countTotal, a page of 10) by how many studies the condition matches;
-landscape and whitespace calls (/ctmirror/v1/...), each with a random cutoff.
+landscape and whitespace calls (/ctmirror/v1/...), each with a random cutoff; then single studies again from a
+server pinned to a cutoff (--as-of), as a backtest runs one.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import sys
 import threading
 import time
 import urllib.parse
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -98,24 +101,13 @@ def main() -> None:
         ids, conditions, drugs = call_material(m)
         picked = rng.sample(conditions, min(len(conditions), 150))
         breadth = {c: m.search(condition=c, page_size=1).pagination.total_count for c in picked}
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "ctmirror.cli", "-q", "-w", str(root), "serve", "--port",
-                               str(port), "--readers", str(args.readers), "--workers", str(args.workers)])
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(600):
-            try:
-                httpx.get(f"{url}/api/v2/version", timeout=5)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
-        print(f"{args.studies:,} studies, {args.clients} concurrent clients, {args.workers} worker processes of "
-              f"{args.readers} readers")
-        print(f"{'requests':<44}{'req/s':>10}{'p50 ms':>9}{'p99 ms':>9}{'n':>7}{'4xx+':>6}")
-        load(url, [("/api/v2/studies/" + rng.choice(ids), {}) for _ in range(100)], args.clients)  # warm up
-        report("/api/v2/studies/{id}, random IDs",
-               *load(url, [("/api/v2/studies/" + rng.choice(ids), {}) for _ in range(args.requests * 2)],
-                     args.clients))
+    print(f"{args.studies:,} studies, {args.clients} concurrent clients, {args.workers} worker processes of "
+          f"{args.readers} readers")
+    print(f"{'requests':<44}{'req/s':>10}{'p50 ms':>9}{'p99 ms':>9}{'n':>7}{'4xx+':>6}")
+    singles = lambda n: [("/api/v2/studies/" + rng.choice(ids), {}) for _ in range(n)]  # noqa: E731
+    with serving(root, args) as url:
+        load(url, singles(100), args.clients)  # warm up: each worker reads the state's NCT IDs once
+        report("/api/v2/studies/{id}, random IDs", *load(url, singles(args.requests * 10), args.clients))
         for limit, label in ((1_000, "<= 1,000"), (10_000, "<= 10,000"), (None, "more")):
             chosen = [c for c, n in breadth.items() if (limit is None or n <= limit) and
                       (label != "<= 10,000" or n > 1_000) and (label != "more" or n > 10_000)]
@@ -136,6 +128,28 @@ def main() -> None:
                                                                 "condition": rng.choice(picked),
                                                                 "date_before": cutoff()})
                            for _ in range(args.requests)], args.clients))
+    # a backtest's server: every answer as of one date, so each single study is read and then reshaped
+    with serving(root, args, "--as-of", "2019-06-01") as url:
+        load(url, singles(100), args.clients)
+        report("/api/v2/studies/{id}, server --as-of 2019-06-01", *load(url, singles(args.requests * 2),
+                                                                       args.clients))
+
+
+@contextmanager
+def serving(root: Path, args: argparse.Namespace, *options: str) -> Iterator[str]:
+    """`ctmirror serve` on a free loopback port, once it answers: its URL."""
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "ctmirror.cli", "-q", "-w", str(root), "serve", "--port",
+                               str(port), "--readers", str(args.readers), "--workers", str(args.workers), *options])
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            try:
+                httpx.get(f"{url}/api/v2/version", timeout=5)
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        yield url
     finally:
         server.terminate()
         server.wait(30)

@@ -18,8 +18,8 @@ from ingest import catalog
 from ingest.loader import load_paths, sample_path
 
 _NCT_ID = re.compile(rb'"nctId"\s*:\s*"NCT\d{8}"')
-# Columns saying when a run received what, or in which of its segment files: smaller batches make more files.
-RUN_SPECIFIC = {"ingested_at", "record_file", "seen_at", "run_id", "started_at", "finished_at"}
+# Columns saying when a run received what, or where in its segment files: smaller batches make more files.
+RUN_SPECIFIC = {"ingested_at", "record_file", "record_row", "seen_at", "run_id", "started_at", "finished_at"}
 
 
 def replicated(lines: list[bytes], count: int) -> bytes:

@@ -38,6 +38,17 @@ def test_each_versions_row_of_its_record_file_is_its_stored_record(sample_wareho
     assert (sample_warehouse / "segments" / Warehouse(sample_warehouse).generation / DICTIONARY).exists()
 
 
+def test_the_current_states_lookup_finds_what_the_query_finds(sample_warehouse):
+    """Every study and alias of the sample, by CurrentStudies' binary search and by sql/serve/study_by_id.sql."""
+    with Mirror(sample_warehouse) as m:
+        ids = [r["nct_id"] for r in m.rows("SELECT nct_id FROM studies")]
+        aliases = [r["alias_nct_id"] for r in m.rows("SELECT alias_nct_id FROM nct_alias")]
+        assert aliases
+        for nct_id in ids + aliases:
+            found, text = v2.study_text(m, nct_id, {}, None)
+            assert (found, json.loads(text)) == v2.study(m, nct_id, {}, None)
+
+
 def single_studies(m: Mirror, nct_ids: list[str]) -> dict[str, bytes]:
     return {nct_id: v2.study_text(m, nct_id, {}, None)[1] for nct_id in nct_ids}
 

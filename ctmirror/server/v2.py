@@ -461,12 +461,10 @@ class CurrentStudies:
     once per state; a lookup is a binary search (microseconds, where study_by_id.sql costs milliseconds)."""
 
     def __init__(self, mirror: Mirror) -> None:
-        rows = mirror.con.execute(read_sql("serve/current_records.sql")).fetchall()
-        self.files = sorted({file for _, file, _ in rows})
-        file_no = {file: i for i, file in enumerate(self.files)}
-        self.numbers = array("i", (number for number, _, _ in rows))
-        self.file_nos = array("i", (file_no[file] for _, file, _ in rows))
-        self.rows = array("i", (row for _, _, row in rows))
+        self.files = [file for (file,) in mirror.con.execute(read_sql("serve/current_record_files.sql")).fetchall()]
+        table = mirror.con.execute(read_sql("serve/current_records.sql")).to_arrow_table()
+        self.numbers, self.file_nos, self.rows = (array("i", table.column(name).to_pylist())
+                                                  for name in ("nct_number", "file_no", "record_row"))
         self.aliases = dict(mirror.con.execute(read_sql("serve/aliases.sql")).fetchall())
 
     def find(self, nct_id: str) -> tuple[str, str, int] | None:
