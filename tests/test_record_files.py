@@ -46,7 +46,17 @@ def test_the_current_states_lookup_finds_what_the_query_finds(sample_warehouse):
         assert aliases
         for nct_id in ids + aliases:
             found, text = v2.study_text(m, nct_id, {}, None)
-            assert (found, json.loads(text)) == v2.study(m, nct_id, {}, None)
+            assert (found, json.loads(text)) == v2.study_by_query(m, nct_id, {}, None)
+
+
+def test_a_page_of_stored_records_is_the_page_of_parsed_ones(sample_warehouse):
+    with Mirror(sample_warehouse) as m:
+        for params in ({"query.cond": "asthma", "countTotal": "true", "pageSize": "3"}, {"query.intr": "no such drug"},
+                       {"query.cond": "diabetes", "pageSize": "1000"}):
+            stored, _ = v2.studies(m, params, None, as_stored=True)
+            parsed, _ = v2.studies(m, params, None)
+            assert json.loads(v2.page_json(stored)) == parsed
+            assert all(isinstance(s, bytes) for s in stored["studies"])
 
 
 def single_studies(m: Mirror, nct_ids: list[str]) -> dict[str, bytes]:

@@ -101,7 +101,7 @@ def create_app(settings: Settings) -> Starlette:
         token_state = v2.page_token_state(params.get("pageToken"))
 
         def work(mirror: Mirror) -> Response:
-            page, search = v2.studies(mirror, params, mirror.as_of)
+            page, search = v2.studies(mirror, params, mirror.as_of, as_stored=params.get("format") != "csv")
             if params.get("format") == "csv":
                 response = PlainTextResponse(v2.csv_text(page, search), media_type="text/csv")
                 if "totalCount" in page:
@@ -109,7 +109,7 @@ def create_app(settings: Settings) -> Starlette:
                 if "nextPageToken" in page:
                     response.headers["x-next-page-token"] = page["nextPageToken"]
                 return response
-            return JSONResponse(page)
+            return Response(v2.page_json(page), media_type="application/json")
 
         return await answer(request, work, api=True, state_id=token_state)
 

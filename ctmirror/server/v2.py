@@ -383,8 +383,11 @@ def _bound(field: str, text: str) -> tuple[str, Any]:
 
 
 # ---- answering -----------------------------------------------------------------------------------------------
-def studies(mirror: Mirror, params: dict[str, str], as_of: date | None) -> tuple[dict[str, Any], Search]:
-    """The page of GET /api/v2/studies: {"studies": [...], "nextPageToken"?, "totalCount"?}."""
+def studies(mirror: Mirror, params: dict[str, str], as_of: date | None, *,
+            as_stored: bool = False) -> tuple[dict[str, Any], Search]:
+    """The page of GET /api/v2/studies: {"studies": [...], "nextPageToken"?, "totalCount"?}. as_stored: where
+    the records are served whole as stored (no `fields`, no cutoff), each is its stored JSON text (bytes), for
+    page_json: parsing and writing them again was most of a page's Python."""
     search = parse_request(params, mirror)
     matcher = Matcher(mirror, as_of)
     found = None
@@ -393,7 +396,8 @@ def studies(mirror: Mirror, params: dict[str, str], as_of: date | None) -> tuple
         found = matched if found is None else matcher.combine("and", found, matched)
     if found is None:  # no query: every study shown, through the same query
         found = matcher.leaf_table("no_terms")
-    return _page(mirror, search, matcher, found, has_query=bool(search.queries), as_of=as_of), search
+    return _page(mirror, search, matcher, found, has_query=bool(search.queries), as_of=as_of,
+                 as_stored=as_stored and search.fields is None and as_of is None), search
 
 
 PAGE_COLUMNS = ("version_no", "nct_id", "content_hash", "overall_status", "why_stopped", "results_posted",
@@ -402,7 +406,7 @@ PAGE_COLUMNS = ("version_no", "nct_id", "content_hash", "overall_status", "why_s
 
 
 def _page(mirror: Mirror, search: Search, matcher: Matcher, found: str, *, has_query: bool,
-          as_of: date | None) -> dict[str, Any]:
+          as_of: date | None, as_stored: bool) -> dict[str, Any]:
     sort = search.sort + [(None, 1)] * (2 - len(search.sort))
     query_params = {"as_of": as_of, "has_query": has_query, **search.filters, **matcher.params,
                     "sort1": sort[0][0], "dir1": sort[0][1], "sort2": sort[1][0], "dir2": sort[1][1],
@@ -413,12 +417,24 @@ def _page(mirror: Mirror, search: Search, matcher: Matcher, found: str, *, has_q
     shown = [dict(zip(PAGE_COLUMNS, row[1:])) for row in rows]
     more = len(shown) > search.page_size
     shown = shown[:search.page_size]
-    page: dict[str, Any] = {"studies": [shape(r, search.fields) for r in stored_records(mirror, shown, as_of)]}
+    if as_stored:
+        texts = stored_texts(mirror, shown)
+        page: dict[str, Any] = {"studies": [t if isinstance(t, bytes) else t.encode("utf-8") for t in texts]}
+    else:
+        page = {"studies": [shape(r, search.fields) for r in stored_records(mirror, shown, as_of)]}
     if search.count_total and search.offset == 0:
         page["totalCount"] = rows[0][0] if rows else 0
     if more:
         page["nextPageToken"] = write_page_token(mirror, search.offset + len(shown), search.fingerprint)
     return page
+
+
+def page_json(page: dict[str, Any]) -> bytes:
+    """A page as the API writes it; records given as stored JSON text (studies(as_stored=True)) are copied in."""
+    if not page["studies"] or not isinstance(page["studies"][0], bytes):
+        return json.dumps(page, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    rest = json.dumps({k: v for k, v in page.items() if k != "studies"}, separators=(",", ":")).encode("utf-8")
+    return b'{"studies":[' + b",".join(page["studies"]) + b"]" + (b"," + rest[1:] if len(rest) > 2 else b"}")
 
 
 def stored_records(mirror: Mirror, shown: list[dict[str, Any]], as_of: date | None) -> list[dict[str, Any]]:
@@ -518,21 +534,36 @@ def _study_params(params: dict[str, str]) -> list[tuple[str, ...]] | None:
 
 def study_text(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: date | None) -> tuple[str, bytes]:
     """(canonical NCT ID, JSON body) of GET /api/v2/studies/{nctId}: the current state's whole record is served as
-    stored, found without a query; anything else goes through study()."""
-    if as_of is None and not _study_params(params):
-        wanted = canonical_nct_id(nct_id)
-        found = current_studies(mirror).find(wanted)
-        if found is None:
-            raise V2Error(f"Study not found: {wanted}", status=404)
-        text = record_files_of(mirror.warehouse.root).read(found[1], found[2])
-        if text is not None:
-            return found[0], text
-    canonical, record = study(mirror, nct_id, params, as_of)  # at a cutoff, projected, or without a record file
+    stored, found without a query; a record at a cutoff or projected is shaped from it."""
+    found = _current_text(mirror, nct_id, params, as_of)
+    if found is not None:
+        return found
+    canonical, record = study_by_query(mirror, nct_id, params, as_of)
     return canonical, json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def study(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: date | None) -> tuple[str, dict[str, Any]]:
     """(canonical NCT ID, record) of GET /api/v2/studies/{nctId}; V2Error 404 when there is none at the cutoff."""
+    found = _current_text(mirror, nct_id, params, as_of)
+    return (found[0], json.loads(found[1])) if found is not None else study_by_query(mirror, nct_id, params, as_of)
+
+
+def _current_text(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: date | None) -> tuple[str, bytes] | None:
+    """The whole stored record of a study on the current state, by CurrentStudies and the record files; None where
+    that does not answer (a cutoff, `fields`, a segment without a record file)."""
+    if as_of is not None or _study_params(params):
+        return None
+    wanted = canonical_nct_id(nct_id)
+    found = current_studies(mirror).find(wanted)
+    if found is None:
+        raise V2Error(f"Study not found: {wanted}", status=404)
+    text = record_files_of(mirror.warehouse.root).read(found[1], found[2])
+    return None if text is None else (found[0], text)
+
+
+def study_by_query(mirror: Mirror, nct_id: str, params: dict[str, str],
+                   as_of: date | None) -> tuple[str, dict[str, Any]]:
+    """study() through sql/serve/study_by_id.sql: the row a cutoff shows, its record shaped as of it."""
     paths = _study_params(params)
     wanted = canonical_nct_id(nct_id)
     rows = mirror.con.execute(read_sql("serve/study_by_id.sql"), {"nct_id": wanted, "as_of": as_of}).fetchall()
