@@ -44,7 +44,7 @@ class Mirror(Methods):
     """
 
     def __init__(self, warehouse: str | Path | None = None, *, state: str | None = None,
-                 as_of: date | str | None = None) -> None:
+                 as_of: date | str | None = None, threads: int | None = None) -> None:
         _record_pandas_absent()
         self.warehouse = Warehouse(warehouse)
         self._pinned: dict[object, Mirror] = {}
@@ -53,6 +53,7 @@ class Mirror(Methods):
         self.shaped_plans: dict[str, None] = {}  # search's, by shape, least recently used first
         self.argument_tables: set[str] = set()  # the statements that made the methods' arguments tables here
         self.as_of: date | None = None
+        self._threads = threads
         manifest = self.warehouse.root / "snapshot.json"
         self._is_snapshot = manifest.exists()
         if self._is_snapshot:  # a frozen snapshot folder: its own state, pinned to its cutoff
@@ -72,7 +73,7 @@ class Mirror(Methods):
                                  hint="run `ctmirror republish` to publish the data again (raw/ and segments are "
                                       "untouched), or `ctmirror rebuild` if that fails")
         try:
-            self.con = open_reader(self.state.catalog, *self._folders())
+            self.con = open_reader(self.state.catalog, *self._folders(), threads=self._threads)
         except duckdb.Error as exc:
             raise WarehouseError(f"cannot open the catalog of state {self.state.state_id}: "
                                  f"{str(exc).splitlines()[0]}",

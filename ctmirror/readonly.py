@@ -33,9 +33,11 @@ class QueryFailed(InputError):
     """DuckDB rejected the query (syntax, binding, run time), or it ran past the timeout."""
 
 
-def open_reader(catalog: Path, root: Path, allowed: Iterable[Path]) -> duckdb.DuckDBPyConnection:
+def open_reader(catalog: Path, root: Path, allowed: Iterable[Path], *,
+                threads: int | None = None) -> duckdb.DuckDBPyConnection:
     """A locked connection to `catalog`. root: the folder its views name their files relative to (a warehouse,
-    or a snapshot folder); allowed: the only folders it may read below."""
+    or a snapshot folder); allowed: the only folders it may read below; threads: DuckDB's threads for its queries
+    (None: one a core)."""
     con = duckdb.connect(":memory:", config=READER_CONFIG)
     try:
         con.execute(read_sql("session/quiet.sql"))
@@ -44,6 +46,8 @@ def open_reader(catalog: Path, root: Path, allowed: Iterable[Path]) -> duckdb.Du
         con.execute("USE catalog")
         con.execute(read_sql("session/reader.sql"))
         con.execute(read_sql("session/set_root.sql"), {"root": str(root)})
+        if threads is not None:
+            con.execute(read_sql("session/threads.sql"), {"threads": threads})
         con.execute(read_sql("session/allowed_directories.sql"),
                     {"folders": [str(folder).rstrip("/") + "/" for folder in allowed]})
         con.execute(read_sql("session/lock_reader.sql"))

@@ -154,6 +154,25 @@ def test_paging_returns_every_match_once_and_no_token_on_the_last_page(api):
     assert len(api.get("/api/v2/studies", params={"pageSize": 5000}).json()["studies"]) == 1000  # coerced down
 
 
+def test_filters_by_ids_aliases_and_distance_and_two_sort_fields(api, m):
+    alias = m.rows("SELECT alias_nct_id, nct_id FROM nct_alias ORDER BY alias_nct_id LIMIT 1")[0]
+    found = every_id(api, {"filter.ids": f"NCT00711542,{alias['alias_nct_id']}"})
+    assert sorted(found) == sorted(["NCT00711542", alias["nct_id"]])
+    near = every_id(api, {"filter.geo": "distance(42.36,-71.06,50mi)", "pageSize": 1000})
+    expected = m.rows("SELECT DISTINCT nct_id FROM locations WHERE lat IS NOT NULL AND 6371.0088 * 2 * asin(sqrt("
+                      "pow(sin(radians(lat - 42.36) / 2), 2) + cos(radians(42.36)) * cos(radians(lat)) * "
+                      "pow(sin(radians(lon + 71.06) / 2), 2))) <= 50 * 1.609344")
+    assert near and sorted(near) == sorted(r["nct_id"] for r in expected)
+    page = api.get("/api/v2/studies", params={"query.cond": "cancer", "sort": "Phase:asc", "pageSize": 5})
+    assert page.status_code == 400  # not a sortable field here
+    page = api.get("/api/v2/studies", params={"query.cond": "cancer", "sort": "EnrollmentCount:desc,StartDate:asc",
+                                              "pageSize": 1000, "fields": "NCTId|EnrollmentCount|StartDate"}).json()
+    counts = [s["protocolSection"].get("designModule", {}).get("enrollmentInfo", {}).get("count")
+              for s in page["studies"]]
+    known = [c for c in counts if c is not None]
+    assert len(known) > 100 and known == sorted(known, reverse=True) and counts[:len(known)] == known
+
+
 def test_sorting_by_a_date_and_by_relevance(api, m):
     page = api.get("/api/v2/studies", params={"query.cond": "asthma", "sort": "StartDate:desc", "pageSize": 1000,
                                               "fields": "NCTId,StartDate"}).json()

@@ -400,6 +400,7 @@ def studies(mirror: Mirror, params: dict[str, str], as_of: date | None, *,
                  as_stored=as_stored and search.fields is None and as_of is None), search
 
 
+PARAMETER = re.compile(r"\$(\w+)")
 PAGE_COLUMNS = ("version_no", "nct_id", "content_hash", "overall_status", "why_stopped", "results_posted",
                 "results_first_post_date", "enrollment_type", "last_update_post_date", "as_of_exact", "record_file",
                 "record_row")
@@ -409,11 +410,23 @@ def _page(mirror: Mirror, search: Search, matcher: Matcher, found: str, *, has_q
           as_of: date | None, as_stored: bool) -> dict[str, Any]:
     sort = search.sort + [(None, 1)] * (2 - len(search.sort))
     query_params = {"as_of": as_of, "has_query": has_query, **search.filters, **matcher.params,
-                    "sort1": sort[0][0], "dir1": sort[0][1], "sort2": sort[1][0], "dir2": sort[1][1],
-                    "limit": search.page_size + 1, "offset": search.offset}
+                    "dir1": sort[0][1], "dir2": sort[1][1], "limit": search.page_size + 1, "offset": search.offset}
+    if query_params["ids"] is not None:
+        query_params["ids"] = mirror.con.execute(read_sql("serve/ids_with_aliases.sql"),
+                                                 {"ids": query_params["ids"]}).fetchone()[0] or []
     statement = read_sql("serve/page.sql").replace(
         "{matches}", read_sql("serve/matches.sql").replace("{found}", matcher.found(found)))
-    rows = mirror.con.execute(statement, query_params).fetchall()
+    # An absent filter or cutoff is the NULL literal in the text, not a bound NULL, and the sort fields (names of
+    # ours, SORTABLE's) are literals: DuckDB folds a literal away with the test or the choice it guards, where it
+    # evaluates a parameter's on every row (reading a column of every trial_card row for each filter and sort
+    # field: most of a search). Only NULL and our own names are written in; every value is bound.
+    written = {name: "NULL" for name, value in query_params.items() if value is None}
+    for name, (field, _) in zip(("sort1", "sort2"), sort):
+        if field is not None and field != "relevance" and field not in SORTABLE.values():
+            raise V2Error(f"sort: {field!r} is not sortable here")
+        written[name] = "NULL" if field is None else sql_literal(field)
+    statement = PARAMETER.sub(lambda found: written.get(found[1], found[0]), statement)
+    rows = mirror.con.execute(statement, {n: v for n, v in query_params.items() if v is not None}).fetchall()
     shown = [dict(zip(PAGE_COLUMNS, row[1:])) for row in rows]
     more = len(shown) > search.page_size
     shown = shown[:search.page_size]

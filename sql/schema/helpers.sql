@@ -93,3 +93,19 @@ CREATE OR REPLACE MACRO phase_order(phases) AS
     phase_rank(phases) * 10 + coalesce(list_min(list_transform(phases, p -> CASE p
         WHEN 'EARLY_PHASE1' THEN 1 WHEN 'PHASE1' THEN 2 WHEN 'PHASE2' THEN 3
         WHEN 'PHASE3' THEN 4 WHEN 'PHASE4' THEN 5 ELSE 0 END)), 0);
+
+-- sort_value(field, score, ...): a trial_card row's value of a v2 search's sort field (an API name, or 'relevance':
+-- its score) as a number, days for dates. The server writes `field` in as a literal (one of ours), so the planner
+-- keeps the one branch and reads that column alone (sql/serve/matches.sql).
+CREATE OR REPLACE MACRO sort_value(field, score, enrollment, start_day, completion_day, study_completion_date,
+                                   study_first_post_date, last_update_post_date, results_first_post_date) AS
+    CASE field
+        WHEN 'relevance' THEN round(coalesce(score, 0), 4)
+        WHEN 'EnrollmentCount' THEN enrollment
+        WHEN 'StartDate' THEN date_diff('day', DATE '1970-01-01', start_day)
+        WHEN 'PrimaryCompletionDate' THEN date_diff('day', DATE '1970-01-01', completion_day)
+        WHEN 'CompletionDate' THEN date_diff('day', DATE '1970-01-01', partial_date(study_completion_date))
+        WHEN 'StudyFirstPostDate' THEN date_diff('day', DATE '1970-01-01', study_first_post_date)
+        WHEN 'LastUpdatePostDate' THEN date_diff('day', DATE '1970-01-01', last_update_post_date)
+        WHEN 'ResultsFirstPostDate' THEN date_diff('day', DATE '1970-01-01', results_first_post_date)
+    END;

@@ -3,8 +3,9 @@
 -- subquery spliced in below, with scores; $has_query false: no query, every study) passing the filters (each NULL:
 -- no filter):
 -- $statuses (filter.overallStatus, aggFilters status), $phases, $sexes, $study_types, $results (aggFilters),
--- $ids (filter.ids: NCT IDs or aliases), and $geo_lat/$geo_lon/$geo_km (filter.geo: a site within that many km).
--- Sort keys: $sort1/$sort2 name a field (or 'relevance'), $dir1/$dir2 are 1 (ascending) or -1 (descending).
+-- $ids (filter.ids: NCT IDs, with the studies their aliases name: ids_with_aliases.sql), and $geo_lat/$geo_lon/$geo_km (filter.geo: a site within that many km).
+-- Sort keys: $sort1/$sort2 name a field (or 'relevance'; see sort_value), $dir1/$dir2 are 1 (ascending) or -1
+-- (descending). An absent filter, cutoff or sort field is written in as NULL (ctmirror/server/v2.py, _page).
 WITH found AS (SELECT version_no, score FROM {found}),
 near AS (
     SELECT DISTINCT v.version_no
@@ -26,26 +27,18 @@ candidates AS (
       AND ($sexes::VARCHAR[] IS NULL OR list_contains($sexes::VARCHAR[], coalesce(t.sex, 'ALL')))
       AND ($study_types::VARCHAR[] IS NULL OR list_contains($study_types::VARCHAR[], t.study_type))
       AND ($results::BOOLEAN IS NULL OR t.results_posted = $results::BOOLEAN)
-      AND ($ids::VARCHAR[] IS NULL OR t.nct_id IN (SELECT unnest($ids::VARCHAR[]))
-           OR t.nct_id IN (SELECT nct_id FROM nct_alias WHERE alias_nct_id IN (SELECT unnest($ids::VARCHAR[]))))
+      AND ($ids::VARCHAR[] IS NULL OR list_contains($ids::VARCHAR[], t.nct_id))
       AND ($geo_lat::DOUBLE IS NULL OR t.version_no IN (SELECT version_no FROM near))
 ),
 keyed AS (
     SELECT c.*, coalesce(f.score, 0) AS score,
-           -- each sort field's value as a number, for the two sort items ($sort1, $sort2) in one expression
-           list_transform([$sort1::VARCHAR, $sort2::VARCHAR], field -> CASE field
-                WHEN 'relevance' THEN round(coalesce(f.score, 0), 4)
-                WHEN 'EnrollmentCount' THEN c.enrollment
-                WHEN 'StartDate' THEN date_diff('day', DATE '1970-01-01', c.start_day)
-                WHEN 'PrimaryCompletionDate' THEN date_diff('day', DATE '1970-01-01', c.completion_day)
-                WHEN 'CompletionDate' THEN date_diff('day', DATE '1970-01-01', partial_date(c.study_completion_date))
-                WHEN 'StudyFirstPostDate' THEN date_diff('day', DATE '1970-01-01', c.study_first_post_date)
-                WHEN 'LastUpdatePostDate' THEN date_diff('day', DATE '1970-01-01', c.last_update_post_date)
-                WHEN 'ResultsFirstPostDate' THEN date_diff('day', DATE '1970-01-01', c.results_first_post_date)
-           END) AS keys
+           sort_value($sort1, f.score, c.enrollment, c.start_day, c.completion_day, c.study_completion_date,
+                      c.study_first_post_date, c.last_update_post_date, c.results_first_post_date) AS value1,
+           sort_value($sort2, f.score, c.enrollment, c.start_day, c.completion_day, c.study_completion_date,
+                      c.study_first_post_date, c.last_update_post_date, c.results_first_post_date) AS value2
     FROM candidates AS c
     LEFT JOIN found AS f USING (version_no)
 ),
 matches AS (
-    SELECT * EXCLUDE (keys), keys[1] * $dir1::INTEGER AS key1, keys[2] * $dir2::INTEGER AS key2 FROM keyed
+    SELECT * EXCLUDE (value1, value2), value1 * $dir1::INTEGER AS key1, value2 * $dir2::INTEGER AS key2 FROM keyed
 )
