@@ -414,6 +414,9 @@ def _page(mirror: Mirror, search: Search, matcher: Matcher, found: str, *, has_q
     if query_params["ids"] is not None:
         query_params["ids"] = mirror.con.execute(read_sql("serve/ids_with_aliases.sql"),
                                                  {"ids": query_params["ids"]}).fetchone()[0] or []
+    geo = {name: query_params.pop(name) for name in ("geo_lat", "geo_lon", "geo_km")}
+    query_params["near"] = None if geo["geo_lat"] is None else \
+        mirror.con.execute(read_sql("serve/near_versions.sql"), geo).fetchone()[0]
     statement = read_sql("serve/page.sql").replace(
         "{matches}", read_sql("serve/matches.sql").replace("{found}", matcher.found(found)))
     # An absent filter or cutoff is the NULL literal in the text, not a bound NULL, and the sort fields (names of

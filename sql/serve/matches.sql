@@ -3,24 +3,17 @@
 -- subquery spliced in below, with scores; $has_query false: no query, every study) passing the filters (each NULL:
 -- no filter):
 -- $statuses (filter.overallStatus, aggFilters status), $phases, $sexes, $study_types, $results (aggFilters),
--- $ids (filter.ids: NCT IDs, with the studies their aliases name: ids_with_aliases.sql), and $geo_lat/$geo_lon/$geo_km (filter.geo: a site within that many km).
+-- $ids (filter.ids: NCT IDs, with the studies their aliases name: ids_with_aliases.sql), and $near (filter.geo: the
+-- versions with a site that near, near_versions.sql).
 -- Sort keys: $sort1/$sort2 name a field (or 'relevance'; see sort_value), $dir1/$dir2 are 1 (ascending) or -1
 -- (descending). An absent filter, cutoff or sort field is written in as NULL (ctmirror/server/v2.py, _page).
 WITH found AS (SELECT version_no, score FROM {found}),
-near AS (
-    SELECT DISTINCT v.version_no
-    FROM all_locations AS l
-    JOIN study_version AS v USING (nct_id, content_hash)
-    WHERE $geo_lat::DOUBLE IS NOT NULL AND l.lat IS NOT NULL AND l.lon IS NOT NULL
-      AND 6371.0088 * 2 * asin(sqrt(
-              pow(sin(radians(l.lat - $geo_lat::DOUBLE) / 2), 2)
-              + cos(radians($geo_lat::DOUBLE)) * cos(radians(l.lat)) * pow(sin(radians(l.lon - $geo_lon::DOUBLE) / 2), 2)))
-          <= $geo_km::DOUBLE
-),
 candidates AS (
     SELECT t.*
     FROM trial_card AS t
     WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, NULL, $as_of::DATE)
+      -- the current state's rows as a key range too (below any past row's key), so the scan skips the past rows
+      AND ($as_of::DATE IS NOT NULL OR t.shown_key < shown_key(0, false))
       AND (NOT $has_query::BOOLEAN OR t.version_no IN (SELECT version_no FROM found))
       AND ($statuses::VARCHAR[] IS NULL OR list_contains($statuses::VARCHAR[], t.overall_status))
       AND ($phases::VARCHAR[] IS NULL OR list_has_any(t.phases, $phases::VARCHAR[]))
@@ -28,7 +21,7 @@ candidates AS (
       AND ($study_types::VARCHAR[] IS NULL OR list_contains($study_types::VARCHAR[], t.study_type))
       AND ($results::BOOLEAN IS NULL OR t.results_posted = $results::BOOLEAN)
       AND ($ids::VARCHAR[] IS NULL OR list_contains($ids::VARCHAR[], t.nct_id))
-      AND ($geo_lat::DOUBLE IS NULL OR t.version_no IN (SELECT version_no FROM near))
+      AND ($near::INTEGER[] IS NULL OR t.version_no IN (SELECT unnest($near::INTEGER[])))
 ),
 keyed AS (
     SELECT c.*, coalesce(f.score, 0) AS score,
