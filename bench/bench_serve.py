@@ -3,6 +3,7 @@ keep-alive connection each, http.client: a client lean enough that the two cores
 mostly the server's), on bench/out/wh-<studies> (built by bench_methods.py or bench_cutoffs.py).
 
     python bench/bench_serve.py [--studies 500000] [--clients 8] [--requests 400] [--readers 4] [--workers 2]
+                                [--cold]
 
 Reports requests/s and p50/p99 ms for: single studies by uniformly random NCT ID (/api/v2/studies/{id}); the
 contract's search (query.cond + query.intr, countTotal, a page of 10) by how many studies the condition matches;
@@ -94,6 +95,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=400)
     parser.add_argument("--readers", type=int, default=4)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--cold", action="store_true", help="no warm-up searches before the measured ones")
     args = parser.parse_args()
     root = ROOT / "bench" / "out" / f"wh-{args.studies}"
     rng = random.Random(31)
@@ -108,6 +110,12 @@ def main() -> None:
     with serving(root, args) as url:
         load(url, singles(100), args.clients)  # warm up: each worker reads the state's NCT IDs once
         report("/api/v2/studies/{id}, random IDs", *load(url, singles(args.requests * 10), args.clients))
+        # a server that has run a while: each reader has prepared the common search shapes (one to four words of a
+        # condition, with and without a drug) once; --cold measures the searches without this
+        if not args.cold:
+            load(url, [("/api/v2/studies", {"query.cond": rng.choice(picked), "countTotal": "true", "pageSize": 10,
+                                            **({"query.intr": rng.choice(drugs)} if n % 2 else {})})
+                       for n in range(args.requests)], args.clients)
         for limit, label in ((1_000, "<= 1,000"), (10_000, "<= 10,000"), (None, "more")):
             chosen = [c for c, n in breadth.items() if (limit is None or n <= limit) and
                       (label != "<= 10,000" or n > 1_000) and (label != "more" or n > 10_000)]

@@ -9,7 +9,7 @@ its own cutoff. Trials come back as (k, card_no, version_no, relevance) and thei
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import duckdb
@@ -117,12 +117,12 @@ def execute_shaped(mirror: Mirror, method: Method, call: str, arguments: dict[st
     becomes the NULL literal, which the planner folds away with the work it guards, and each given one a read
     of its bound value from the arguments' table (calls/args/search_table.sql). `$page_limit` becomes the page
     size, an int we validated, because DuckDB plans a top-N only for a constant limit. No value is ever pasted."""
-    con = mirror.con
     _set_arguments(mirror, method, arguments)
     given = [name for name, value in arguments.items() if value is not None]
     shape = sum(1 << i for i, value in enumerate(arguments.values()) if value is not None)
     name = f"{call}_{shape:x}" + ("" if page_limit is None else f"_{int(page_limit)}")
-    if name not in mirror.shaped_plans:
+
+    def statement() -> str:
         def placeholder(found: re.Match[str]) -> str:
             argument = found.group(1)
             if argument == "page_limit" and page_limit is not None:
@@ -131,7 +131,17 @@ def execute_shaped(mirror: Mirror, method: Method, call: str, arguments: dict[st
                 raise KeyError(f"calls/{call}.sql reads ${argument}, which the registry's columns of search lack")
             return f'(SELECT "{argument}" FROM {method.name}_args)' if argument in given else "NULL"
 
-        con.execute(f"PREPARE {name} AS\n{_ARGUMENT.sub(placeholder, read_sql(f'calls/{call}.sql'))}")
+        return _ARGUMENT.sub(placeholder, read_sql(f"calls/{call}.sql"))
+
+    return execute_prepared(mirror, name, statement)
+
+
+def execute_prepared(mirror: Mirror, name: str, statement: Callable[[], str]) -> duckdb.DuckDBPyConnection:
+    """Executes the statement prepared on the connection as `name` (ours), preparing statement() first if it is
+    not; the SHAPED_PLANS_KEPT most recently used are kept (search's shapes, the v2 server's)."""
+    con = mirror.con
+    if name not in mirror.shaped_plans:
+        con.execute(f"PREPARE {name} AS\n{statement()}")
         mirror.shaped_plans[name] = None
         if len(mirror.shaped_plans) > SHAPED_PLANS_KEPT:
             oldest = next(iter(mirror.shaped_plans))

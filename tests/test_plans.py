@@ -30,13 +30,19 @@ def test_the_arguments_tables_are_made_first_so_no_method_outdates_another(sampl
 TABLES = "SELECT count(*) AS n FROM duckdb_tables()"
 
 
-def test_a_v2_search_changes_nothing_on_the_connection_and_keeps_its_plans(sample_warehouse):
+def test_a_v2_search_is_prepared_once_per_shape_and_outdates_nothing(sample_warehouse):
+    """As the server's pool opens a Mirror: the search arguments' table first; then each request's shape is
+    prepared once, its values read from that table, and no table is made or dropped."""
     with Mirror(sample_warehouse) as m:
+        assert v2.make_search_arguments(m) and not v2.make_search_arguments(m)
         m.get_landscape("asthma")
         tables = m.rows(TABLES)
-        page, _ = v2.studies(m, {"query.cond": "asthma OR copd", "query.term": "AREA[Phase]PHASE3 AND NOT cancer"},
-                             None)
-        assert page["studies"] and names(m) == ["get_landscape"]
+        first, _ = v2.studies(m, {"query.cond": "asthma OR copd", "query.term": "AREA[Phase]PHASE3"}, None)
+        searches = [n for n in names(m) if n.startswith("v2_search_")]
+        assert first["studies"] and len(searches) == 1 and "get_landscape" in names(m)
+        other, _ = v2.studies(m, {"query.cond": "diabetes OR obesity", "query.term": "AREA[Phase]PHASE2"}, None)
+        assert other["studies"] and other != first  # the same shape, other values: the same statement
+        assert [n for n in names(m) if n.startswith("v2_search_")] == searches and "get_landscape" in names(m)
         assert m.rows(TABLES) == tables
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from ctmirror.core.errors import StateNotFound
 from ctmirror.core.warehouse import STATE_ID, Warehouse
 from ctmirror.mirror import Mirror
+from ctmirror.server import v2
 
 # A server's Mirrors run one DuckDB thread each: its requests run side by side, so a query's second thread only
 # contends with another request (a search cost 29-32 ms of CPU on two threads, 24 on one, in the same time).
@@ -30,9 +31,16 @@ class MirrorPool:
         self._lock = threading.Lock()
         self._idle: dict[str, list[Mirror]] = {}
         # fails now, with the warehouse's own message, if it cannot open
-        first = Mirror(self.root, as_of=as_of, threads=READER_THREADS)
+        first = self._open(as_of=as_of)
         self.frozen, self._first_state = first.frozen, first.state_id
         self._idle[first.state_id] = [first]
+
+    def _open(self, **options) -> Mirror:
+        """A Mirror for requests: one DuckDB thread, and v2 searches' arguments table made before anything is
+        prepared on it."""
+        mirror = Mirror(self.root, threads=READER_THREADS, **options)
+        v2.make_search_arguments(mirror)
+        return mirror
 
     def current_state_id(self) -> str:
         """The state `current` points at, read from the link itself (a snapshot folder has one state only)."""
@@ -55,9 +63,8 @@ class MirrorPool:
                 if state_id is not None and not STATE_ID.fullmatch(state_id):
                     raise StateNotFound(f"state {state_id!r} is not one of this warehouse's",
                                         hint="start again without the page token")
-                mirror = Mirror(self.root, as_of=self.as_of, threads=READER_THREADS) \
-                    if self.frozen or state_id is None else \
-                    Mirror(self.root, state=wanted, as_of=self.as_of, threads=READER_THREADS)
+                mirror = self._open(as_of=self.as_of) if self.frozen or state_id is None else \
+                    self._open(state=wanted, as_of=self.as_of)
             try:
                 yield mirror
             finally:

@@ -24,6 +24,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ctmirror.answers import execute_prepared, forget_plans
 from ctmirror.core.record_files import record_files_of
 from ctmirror.core.sqlfiles import read_sql, sql_literal
 from ctmirror.core.words import search_norm
@@ -258,6 +259,10 @@ def _sort(value: str | None, *, has_query: bool) -> list[tuple[str, int]]:
 
 
 # ---- matching ------------------------------------------------------------------------------------------------
+# A leaf's parameters that are our own names: a search field, its areas, a value's test (see _page).
+OWN_KEYS = ("field", "areas", "test")
+
+
 class Matcher:
     """Evaluates Essie trees on one Mirror at one cutoff, inside DuckDB, as one statement: each term's matches are a
     named subquery of the request's query (from one of the leaf queries, its values bound under names of the term's
@@ -269,12 +274,14 @@ class Matcher:
         self.mirror, self.as_of = mirror, as_of
         self.terms: list[tuple[str, str]] = []
         self.params: dict[str, Any] = {}
+        self.own: list[str] = []  # the params that are our own names (OWN_KEYS), written in as literals
         self._universe: str | None = None
 
     def _term(self, query: str, **params: Any) -> str:
         name = f"essie_term_{len(self.terms) + 1}"
         self.terms.append((name, re.sub(r"\$(\w+)", lambda m: f"${name}_{m[1]}" if m[1] in params else m[0], query)))
         self.params.update({f"{name}_{key}": value for key, value in params.items()})
+        self.own.extend(f"{name}_{key}" for key in params if key in OWN_KEYS)
         return name
 
     def leaf_table(self, leaf: str, **params: Any) -> str:
@@ -401,6 +408,33 @@ def studies(mirror: Mirror, params: dict[str, str], as_of: date | None, *,
 
 
 PARAMETER = re.compile(r"\$(\w+)")
+# Where a v2 search's values go in serve_args (sql/serve/args_table.sql), by type; a list is of texts but `near`'s.
+ARGUMENT_LISTS = {str: "texts", list: "text_lists", int: "integers", float: "numbers", date: "dates", bool: "flags"}
+ARGUMENT = "\n".join(line for line in read_sql("serve/argument.sql").splitlines() if not line.startswith("--"))
+
+
+def make_search_arguments(mirror: Mirror) -> bool:
+    """Makes the connection's serve_args table unless it is there (the server's pool does when it opens a
+    Mirror, before anything is prepared on it); whether it made it."""
+    create = read_sql("serve/args_table.sql")
+    if create in mirror.argument_tables:
+        return False
+    mirror.con.execute(create)
+    mirror.argument_tables.add(create)
+    return True
+
+
+def _literal(value: Any) -> str:
+    """One of our own names or numbers as SQL (see _page): never a value the request gave."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(int(value))
+    if isinstance(value, str):
+        return sql_literal(value)
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return "[" + ", ".join(sql_literal(item) for item in value) + "]::VARCHAR[]"
+    raise TypeError(f"not one of ours: {value!r}")
 PAGE_COLUMNS = ("version_no", "nct_id", "content_hash", "overall_status", "why_stopped", "results_posted",
                 "results_first_post_date", "enrollment_type", "last_update_post_date", "as_of_exact", "record_file",
                 "record_row")
@@ -419,17 +453,31 @@ def _page(mirror: Mirror, search: Search, matcher: Matcher, found: str, *, has_q
         mirror.con.execute(read_sql("serve/near_versions.sql"), geo).fetchone()[0]
     statement = read_sql("serve/page.sql").replace(
         "{matches}", read_sql("serve/matches.sql").replace("{found}", matcher.found(found)))
-    # An absent filter or cutoff is the NULL literal in the text, not a bound NULL, and the sort fields (names of
-    # ours, SORTABLE's) are literals: DuckDB folds a literal away with the test or the choice it guards, where it
-    # evaluates a parameter's on every row (reading a column of every trial_card row for each filter and sort
-    # field: most of a search). Only NULL and our own names are written in; every value is bound.
+    # Written into the text: an absent filter or cutoff as the NULL literal, our own names (sort fields, search
+    # fields and areas, a value test) and numbers we made or validated (page bounds, directions): DuckDB folds a
+    # literal away with the test or choice it guards, where it evaluates a parameter's on every row (reading a
+    # column of every trial_card row for each filter and sort field). Every value of the request's is read from
+    # serve_args, so the text depends on the request's shape alone and is prepared once per connection.
     written = {name: "NULL" for name, value in query_params.items() if value is None}
     for name, (field, _) in zip(("sort1", "sort2"), sort):
         if field is not None and field != "relevance" and field not in SORTABLE.values():
             raise V2Error(f"sort: {field!r} is not sortable here")
         written[name] = "NULL" if field is None else sql_literal(field)
+    for name in ("has_query", "dir1", "dir2", "limit", "offset", *matcher.own):
+        if query_params[name] is not None:
+            written[name] = _literal(query_params[name])
+    values = {name: value for name, value in query_params.items() if name not in written}
+    lists: dict[str, list[Any]] = {column: [] for column in (*ARGUMENT_LISTS.values(), "integer_lists")}
+    for name in sorted(values):  # the same places for the same shape
+        column = "integer_lists" if name == "near" else ARGUMENT_LISTS[type(values[name])]
+        lists[column].append(values[name])
+        written[name] = ARGUMENT.replace("{list}", column).replace("{position}", str(len(lists[column])))
     statement = PARAMETER.sub(lambda found: written.get(found[1], found[0]), statement)
-    rows = mirror.con.execute(statement, {n: v for n, v in query_params.items() if v is not None}).fetchall()
+    if make_search_arguments(mirror):
+        forget_plans(mirror)  # made after statements were prepared: they would be planned at every execution
+    mirror.con.execute(read_sql("serve/set_args.sql"), lists)
+    name = "v2_search_" + hashlib.sha256(statement.encode()).hexdigest()[:20]
+    rows = execute_prepared(mirror, name, lambda: statement).fetchall()
     shown = [dict(zip(PAGE_COLUMNS, row[1:])) for row in rows]
     more = len(shown) > search.page_size
     shown = shown[:search.page_size]
