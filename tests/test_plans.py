@@ -46,6 +46,17 @@ def test_a_v2_search_is_prepared_once_per_shape_and_outdates_nothing(sample_ware
         assert m.rows(TABLES) == tables
 
 
+def test_a_search_statement_holds_no_value_of_the_request(sample_warehouse):
+    with Mirror(sample_warehouse) as m:
+        page, _ = v2.studies(m, {"query.cond": "o'brien asthma", "filter.overallStatus": "COMPLETED",
+                                 "query.term": "AREA[EnrollmentCount]RANGE[123, 4567]"}, None)
+        assert page["studies"] == []  # ran, quote and all
+        statements = m.rows("SELECT statement FROM duckdb_prepared_statements() WHERE name LIKE 'v2_search_%'")
+        assert len(statements) == 1
+        assert not any(value in statements[0]["statement"] for value in ("brien", "COMPLETED", "123", "4567"))
+        assert "'condition'" in statements[0]["statement"]  # our own names are written in
+
+
 def test_trial_card_stores_the_current_rows_first_and_keys_them_as_shown(sample_warehouse):
     """A call on the current state reads trial_card's first row groups alone (the join on shown_key hands the
     scan a range below 2^30): the table stores the current rows first, and only they have keys below 2^30."""

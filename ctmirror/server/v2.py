@@ -451,28 +451,9 @@ def _page(mirror: Mirror, search: Search, matcher: Matcher, found: str, *, has_q
     geo = {name: query_params.pop(name) for name in ("geo_lat", "geo_lon", "geo_km")}
     query_params["near"] = None if geo["geo_lat"] is None else \
         mirror.con.execute(read_sql("serve/near_versions.sql"), geo).fetchone()[0]
-    statement = read_sql("serve/page.sql").replace(
-        "{matches}", read_sql("serve/matches.sql").replace("{found}", matcher.found(found)))
-    # Written into the text: an absent filter or cutoff as the NULL literal, our own names (sort fields, search
-    # fields and areas, a value test) and numbers we made or validated (page bounds, directions): DuckDB folds a
-    # literal away with the test or choice it guards, where it evaluates a parameter's on every row (reading a
-    # column of every trial_card row for each filter and sort field). Every value of the request's is read from
-    # serve_args, so the text depends on the request's shape alone and is prepared once per connection.
-    written = {name: "NULL" for name, value in query_params.items() if value is None}
-    for name, (field, _) in zip(("sort1", "sort2"), sort):
-        if field is not None and field != "relevance" and field not in SORTABLE.values():
-            raise V2Error(f"sort: {field!r} is not sortable here")
-        written[name] = "NULL" if field is None else sql_literal(field)
-    for name in ("has_query", "dir1", "dir2", "limit", "offset", *matcher.own):
-        if query_params[name] is not None:
-            written[name] = _literal(query_params[name])
-    values = {name: value for name, value in query_params.items() if name not in written}
-    lists: dict[str, list[Any]] = {column: [] for column in (*ARGUMENT_LISTS.values(), "integer_lists")}
-    for name in sorted(values):  # the same places for the same shape
-        column = "integer_lists" if name == "near" else ARGUMENT_LISTS[type(values[name])]
-        lists[column].append(values[name])
-        written[name] = ARGUMENT.replace("{list}", column).replace("{position}", str(len(lists[column])))
-    statement = PARAMETER.sub(lambda found: written.get(found[1], found[0]), statement)
+    statement, lists = _shaped(read_sql("serve/page.sql").replace(
+        "{matches}", read_sql("serve/matches.sql").replace("{found}", matcher.found(found))), query_params, sort,
+        own=matcher.own)
     if make_search_arguments(mirror):
         forget_plans(mirror)  # made after statements were prepared: they would be planned at every execution
     mirror.con.execute(read_sql("serve/set_args.sql"), lists)
@@ -491,6 +472,32 @@ def _page(mirror: Mirror, search: Search, matcher: Matcher, found: str, *, has_q
     if more:
         page["nextPageToken"] = write_page_token(mirror, search.offset + len(shown), search.fingerprint)
     return page
+
+
+def _shaped(statement: str, query_params: dict[str, Any], sort: list[tuple[str | None, int]], *,
+            own: list[str]) -> tuple[str, dict[str, list[Any]]]:
+    """A search's statement with each `$name` written in, and the values for serve_args (set_args.sql).
+
+    Written in: an absent filter or cutoff as the NULL literal, our own names (sort fields; `own`: search fields,
+    areas, a value's test) and numbers we made or validated (page bounds, directions): DuckDB folds a literal away
+    with the test or choice it guards, where it evaluates a parameter's on every row (reading a column of every
+    trial_card row for each filter and sort field). Every value of the request's is read from its place in
+    serve_args, so the text depends on the request's shape alone and is prepared once per connection."""
+    written = {name: "NULL" for name, value in query_params.items() if value is None}
+    for name, (field, _) in zip(("sort1", "sort2"), sort):
+        if field is not None and field != "relevance" and field not in SORTABLE.values():
+            raise V2Error(f"sort: {field!r} is not sortable here")
+        written[name] = "NULL" if field is None else sql_literal(field)
+    for name in ("has_query", "dir1", "dir2", "limit", "offset", *own):
+        if query_params[name] is not None:
+            written[name] = _literal(query_params[name])
+    values = {name: value for name, value in query_params.items() if name not in written}
+    lists: dict[str, list[Any]] = {column: [] for column in (*ARGUMENT_LISTS.values(), "integer_lists")}
+    for name in sorted(values):  # the same places for the same shape
+        column = "integer_lists" if name == "near" else ARGUMENT_LISTS[type(values[name])]
+        lists[column].append(values[name])
+        written[name] = ARGUMENT.replace("{list}", column).replace("{position}", str(len(lists[column])))
+    return PARAMETER.sub(lambda found: written.get(found[1], found[0]), statement), lists
 
 
 def page_json(page: dict[str, Any]) -> bytes:
