@@ -105,7 +105,8 @@ def _execute(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> duc
 
 
 SHAPED_PLANS_KEPT = 64
-_ARGUMENT = re.compile(r"\$(\w+)")
+# A `$name` of a query file: a value bound, or written in by the shaped statements below (and the v2 server's).
+PARAMETER = re.compile(r"\$(\w+)")
 
 
 def execute_shaped(mirror: Mirror, method: Method, call: str, arguments: dict[str, Any],
@@ -131,7 +132,7 @@ def execute_shaped(mirror: Mirror, method: Method, call: str, arguments: dict[st
                 raise KeyError(f"calls/{call}.sql reads ${argument}, which the registry's columns of search lack")
             return f'(SELECT "{argument}" FROM {method.name}_args)' if argument in given else "NULL"
 
-        return _ARGUMENT.sub(placeholder, read_sql(f"calls/{call}.sql"))
+        return PARAMETER.sub(placeholder, read_sql(f"calls/{call}.sql"))
 
     return execute_prepared(mirror, name, statement)
 

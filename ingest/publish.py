@@ -14,14 +14,7 @@ import duckdb
 import pyarrow
 import pyarrow.parquet
 
-from ctmirror.core.duck import (
-    all_cores,
-    new_connection,
-    quiet,
-    side_by_side,
-    write_parquet,
-    writer_lanes,
-)
+from ctmirror.core.duck import all_cores, new_connection, quiet, side_by_side, write_parquet, writer_lanes
 from ctmirror.core.errors import WarehouseError
 from ctmirror.core.raw_store import utc_now
 from ctmirror.core.record_files import (
@@ -43,12 +36,7 @@ from ctmirror.core.warehouse import (
 )
 from ingest.catalog import VERSIONED_INDEX_INPUTS, build_catalog
 from ingest.crash import crash_point
-from ingest.normalize import (
-    WORD_BOUNDARIES,
-    normalised_tables,
-    slowest_first,
-    table_key,
-)
+from ingest.normalize import WORD_BOUNDARIES, normalised_tables, slowest_first, table_key
 
 # Tables every state carries whole, as all versions or all rows, read where the segments keep them.
 HISTORY_TABLES = ("study_versions", "quarantine", "sightings")

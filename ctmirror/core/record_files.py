@@ -45,14 +45,11 @@ def train_dictionary(samples: list[bytes]) -> bytes:
         return b""
 
 
-def _dictionary(data: bytes) -> zstandard.ZstdCompressionDict | None:
-    return zstandard.ZstdCompressionDict(data) if data else None
-
-
 def write_record_file(folder: Path, records: Iterable[bytes], dictionary: bytes) -> int:
     """records.zst and records.offsets in `folder`, from the records in file order; the number written. Both are
     written under temporary names and made durable, the offsets renamed into place last."""
-    compressor = zstandard.ZstdCompressor(level=LEVEL, dict_data=_dictionary(dictionary), write_content_size=True)
+    trained = zstandard.ZstdCompressionDict(dictionary) if dictionary else None
+    compressor = zstandard.ZstdCompressor(level=LEVEL, dict_data=trained, write_content_size=True)
     offsets = [0]
     records_tmp, offsets_tmp = folder / f".tmp-{RECORDS}", folder / f".tmp-{OFFSETS}"
     with open(records_tmp, "wb") as out:
@@ -97,11 +94,6 @@ class _OpenRecordFile:
             decompressor = cache[id(dict_data)] = zstandard.ZstdDecompressor(dict_data=dict_data)
         return decompressor.decompress(frame)
 
-    def close(self) -> None:
-        os.close(self.fd)
-        if isinstance(self.offsets, mmap.mmap):
-            self.offsets.close()
-
 
 class RecordFiles:
     """Reads single records from segments' record files; shared by every thread of a process (files are opened
@@ -128,13 +120,6 @@ class RecordFiles:
         (UTF-8 JSON); None where that file's segment has no record file (a snapshot's, or one not yet written)."""
         opened = self._file(os.path.dirname(record_file))
         return None if opened is None else opened.read(row, self._decompressors)
-
-    def close(self) -> None:
-        with self._lock:
-            for opened in self._open.values():
-                if opened is not None:
-                    opened.close()
-            self._open.clear()
 
 
 _SHARED: dict[Path, RecordFiles] = {}

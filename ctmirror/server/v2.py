@@ -24,7 +24,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ctmirror.answers import execute_prepared, forget_plans
+from ctmirror.answers import PARAMETER, execute_prepared, forget_plans
 from ctmirror.core.record_files import record_files_of
 from ctmirror.core.sqlfiles import read_sql, sql_literal
 from ctmirror.core.words import search_norm
@@ -279,7 +279,7 @@ class Matcher:
 
     def _term(self, query: str, **params: Any) -> str:
         name = f"essie_term_{len(self.terms) + 1}"
-        self.terms.append((name, re.sub(r"\$(\w+)", lambda m: f"${name}_{m[1]}" if m[1] in params else m[0], query)))
+        self.terms.append((name, PARAMETER.sub(lambda m: f"${name}_{m[1]}" if m[1] in params else m[0], query)))
         self.params.update({f"{name}_{key}": value for key, value in params.items()})
         self.own.extend(f"{name}_{key}" for key in params if key in OWN_KEYS)
         return name
@@ -407,10 +407,8 @@ def studies(mirror: Mirror, params: dict[str, str], as_of: date | None, *,
                  as_stored=as_stored and search.fields is None and as_of is None), search
 
 
-PARAMETER = re.compile(r"\$(\w+)")
 # Where a v2 search's values go in serve_args (sql/serve/args_table.sql), by type; a list is of texts but `near`'s.
 ARGUMENT_LISTS = {str: "texts", list: "text_lists", int: "integers", float: "numbers", date: "dates", bool: "flags"}
-ARGUMENT = "\n".join(line for line in read_sql("serve/argument.sql").splitlines() if not line.startswith("--"))
 
 
 def make_search_arguments(mirror: Mirror) -> bool:
@@ -429,12 +427,14 @@ def _literal(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
-        return str(int(value))
+        return str(value)
     if isinstance(value, str):
         return sql_literal(value)
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         return "[" + ", ".join(sql_literal(item) for item in value) + "]::VARCHAR[]"
     raise TypeError(f"not one of ours: {value!r}")
+
+
 PAGE_COLUMNS = ("version_no", "nct_id", "content_hash", "overall_status", "why_stopped", "results_posted",
                 "results_first_post_date", "enrollment_type", "last_update_post_date", "as_of_exact", "record_file",
                 "record_row")
@@ -492,11 +492,12 @@ def _shaped(statement: str, query_params: dict[str, Any], sort: list[tuple[str |
         if query_params[name] is not None:
             written[name] = _literal(query_params[name])
     values = {name: value for name, value in query_params.items() if name not in written}
+    argument = "\n".join(line for line in read_sql("serve/argument.sql").splitlines() if not line.startswith("--"))
     lists: dict[str, list[Any]] = {column: [] for column in (*ARGUMENT_LISTS.values(), "integer_lists")}
     for name in sorted(values):  # the same places for the same shape
         column = "integer_lists" if name == "near" else ARGUMENT_LISTS[type(values[name])]
         lists[column].append(values[name])
-        written[name] = ARGUMENT.replace("{list}", column).replace("{position}", str(len(lists[column])))
+        written[name] = argument.replace("{list}", column).replace("{position}", str(len(lists[column])))
     return PARAMETER.sub(lambda found: written.get(found[1], found[0]), statement), lists
 
 
@@ -548,10 +549,11 @@ class CurrentStudies:
     once per state; a lookup is a binary search (microseconds, where study_by_id.sql costs milliseconds)."""
 
     def __init__(self, mirror: Mirror) -> None:
-        self.files = [file for (file,) in mirror.con.execute(read_sql("serve/current_record_files.sql")).fetchall()]
         table = mirror.con.execute(read_sql("serve/current_records.sql")).to_arrow_table()
-        self.numbers, self.file_nos, self.rows = (array("i", table.column(name).to_pylist())
-                                                  for name in ("nct_number", "file_no", "record_row"))
+        files = table.column("record_file").combine_chunks().dictionary_encode()  # a few hundred files
+        self.files = files.dictionary.to_pylist()
+        self.file_nos = array("i", files.indices.to_pylist())
+        self.numbers, self.rows = (array("i", table.column(name).to_pylist()) for name in ("nct_number", "record_row"))
         self.aliases = dict(mirror.con.execute(read_sql("serve/aliases.sql")).fetchall())
 
     def find(self, nct_id: str) -> tuple[str, str, int] | None:

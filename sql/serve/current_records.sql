@@ -1,8 +1,6 @@
 -- Where the current state's record of each study is (see ctmirror/server/v2.py, CurrentStudies): the number of its
--- NCT ID, in order, with the file (its place in current_record_files.sql's list) and row of the version the
--- current state shows (as study_by_id.sql finds it).
-SELECT CAST(substr(t.nct_id, 4) AS INTEGER) AS nct_number,
-       (dense_rank() OVER (ORDER BY v.record_file) - 1)::INTEGER AS file_no, v.record_row
+-- NCT ID, in order, with the file and row of the version the current state shows (as study_by_id.sql finds it).
+SELECT CAST(substr(t.nct_id, 4) AS INTEGER) AS nct_number, v.record_file, v.record_row
 FROM trial_card AS t
 JOIN study_version AS v USING (version_no)
 WHERE t.is_current
