@@ -116,8 +116,9 @@ def execute_shaped(mirror: Mirror, method: Method, call: str, arguments: dict[st
     One generic plan would run every matcher and filter, given or not: that was most of a search. So the query
     is prepared once per shape, the set of given arguments: in its text each `$name` of an absent argument
     becomes the NULL literal, which the planner folds away with the work it guards, and each given one a read
-    of its bound value from the arguments' table (calls/args/search_table.sql). `$page_limit` becomes the page
-    size, an int we validated, because DuckDB plans a top-N only for a constant limit. No value is ever pasted."""
+    of its bound value from the arguments' table (calls/args/search_table.sql); `$given_<name>` becomes `true`
+    or `false`, whether that argument is given. `$page_limit` becomes the page size, an int we validated,
+    because DuckDB plans a top-N only for a constant limit. No value is ever pasted."""
     _set_arguments(mirror, method, arguments)
     given = [name for name, value in arguments.items() if value is not None]
     shape = sum(1 << i for i, value in enumerate(arguments.values()) if value is not None)
@@ -128,6 +129,8 @@ def execute_shaped(mirror: Mirror, method: Method, call: str, arguments: dict[st
             argument = found.group(1)
             if argument == "page_limit" and page_limit is not None:
                 return str(int(page_limit))
+            if argument.startswith("given_") and argument.removeprefix("given_") in arguments:
+                return "true" if argument.removeprefix("given_") in given else "false"
             if argument not in arguments:
                 raise KeyError(f"calls/{call}.sql reads ${argument}, which the registry's columns of search lack")
             return f'(SELECT "{argument}" FROM {method.name}_args)' if argument in given else "NULL"

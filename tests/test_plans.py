@@ -69,3 +69,21 @@ def test_trial_card_stores_the_current_rows_first_and_keys_them_as_shown(sample_
         card_order = m.rows("SELECT list(card_no) AS l FROM trial_card")[0]["l"]
         assert card_order[:current] == sorted(card_order[:current])
         assert card_order[current:] == sorted(card_order[current:])
+
+
+def test_a_search_with_a_text_plans_no_scan_of_every_study(sample_warehouse):
+    """Which of search's texts are given is a constant of its plan: with one given, the branch that lists every
+    study (for a search of filters alone) is folded away, so the planner estimates the matches as few and joins
+    trial_card to them rather than the other way round; with none given, that branch is the search."""
+    with Mirror(sample_warehouse) as m:
+        def plan(**arguments) -> str:
+            before = set(names(m))
+            assert m.search(**arguments).items
+            [name] = set(names(m)) - before
+            statement = m.rows(f"SELECT statement FROM duckdb_prepared_statements() WHERE name = '{name}'")[0]
+            explained = m.rows("EXPLAIN (FORMAT json) " + statement["statement"])
+            return "\n".join(row["explain_value"] for row in explained)
+
+        assert "study_version" not in plan(condition="asthma")
+        assert "study_version" not in plan(query="asthma", intervention="placebo")
+        assert "study_version" in plan(status=["COMPLETED"])

@@ -1,6 +1,9 @@
 -- One page of search_studies; the order is relevance, then nct_id. Each parameter is an argument of
--- calls/args/search.sql, and page_limit the page size (see ctmirror/answers.py: execute_shaped).
+-- calls/args/search.sql, and page_limit the page size (see ctmirror/answers.py: execute_shaped); each
+-- parameter named given_ and an argument's name is whether that argument is given, a constant of the plan.
 SELECT * FROM search_studies_page($query, $condition, $intervention, $status, $location, $phase, $eligibility_keywords,
                                   $min_age_days, $max_age_days, $sex, $study_type, $date_before, $as_of,
                                   $page_limit,
-                                  $page_offset)
+                                  $page_offset,
+                                  term_count := $given_query::INTEGER + $given_condition::INTEGER
+                                                + $given_intervention::INTEGER)

@@ -8,10 +8,21 @@
 -- normalised (search_norm) by the caller, as sql/methods/_matching.sql says. search_studies(... the first thirteen ...): every match, unpaged.
 -- Written so that a NULL argument's work drops out of the plan: the Python API prepares one plan per set of
 -- given arguments with the absent ones as NULL literals (calls/search_page.sql), and every matcher and filter
--- below is guarded by a test of its own argument that the planner then folds away.
+-- below is guarded by a test of its own argument that the planner then folds away. term_count: how many of the
+-- three texts are given, when the caller knows it as a constant (NULL: counted here). A given text is a read of
+-- its bound value, which the planner cannot fold, so without it every plan kept the branch of "no text: every
+-- study", estimated hundreds of thousands of matches and built its hash table on trial_card's current rows
+-- rather than on the matches.
+CREATE OR REPLACE MACRO search_term_count(term_count, text_query, condition_query, intervention_query) AS
+    CASE WHEN term_count IS NULL
+         THEN (text_query IS NOT NULL)::INTEGER + (condition_query IS NOT NULL)::INTEGER
+              + (intervention_query IS NOT NULL)::INTEGER
+         ELSE term_count END;
+
 CREATE OR REPLACE MACRO search_matches(text_query, condition_query, intervention_query, status_list,
                                        location_query, phase_list, eligibility_query, patient_min_age_days,
-                                       patient_max_age_days, sex_wanted, study_type_wanted, cutoff, as_of) AS TABLE
+                                       patient_max_age_days, sex_wanted, study_type_wanted, cutoff, as_of,
+                                       term_count := NULL) AS TABLE
 WITH
 hits AS (
     SELECT version_no, score FROM term_hits(text_query) WHERE text_query IS NOT NULL
@@ -26,17 +37,18 @@ m AS (
     SELECT version_no, sum(score) AS relevance
     FROM hits
     GROUP BY version_no
-    HAVING count(*) = (text_query IS NOT NULL)::INTEGER + (condition_query IS NOT NULL)::INTEGER
-                      + (intervention_query IS NOT NULL)::INTEGER
+    HAVING count(*) = search_term_count(term_count, text_query, condition_query, intervention_query)
     UNION ALL
     SELECT version_no, 0 FROM study_version
-    WHERE text_query IS NULL AND condition_query IS NULL AND intervention_query IS NULL
+    WHERE search_term_count(term_count, text_query, condition_query, intervention_query) = 0
 )
 -- Numbers only: the page reads its few NCT IDs from the cards (reading every match's was a third of a call).
 SELECT t.study_no, t.card_no, round(m.relevance, 4) AS relevance
 FROM m
 JOIN trial_card AS t USING (version_no)
 WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, cutoff, as_of)
+  -- the current state's rows as a key range too (below any past row's key), so the scan skips the past rows
+  AND (as_of IS NOT NULL OR t.shown_key < shown_key(0, false))
   AND (status_list IS NULL OR list_contains(status_list, t.overall_status))
   AND (phase_list IS NULL OR t.phase_mask & phase_mask(phase_list) <> 0)
   AND (study_type_wanted IS NULL OR t.study_type = study_type_wanted)
@@ -53,11 +65,11 @@ WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, 
 CREATE OR REPLACE MACRO search_studies_page(text_query, condition_query, intervention_query, status_list,
                                             location_query, phase_list, eligibility_query, patient_min_age_days,
                                             patient_max_age_days, sex_wanted, study_type_wanted, cutoff, as_of,
-                                            page_limit, page_offset) AS TABLE
+                                            page_limit, page_offset, term_count := NULL) AS TABLE
 WITH matches AS (
     SELECT * FROM search_matches(text_query, condition_query, intervention_query, status_list, location_query,
                                  phase_list, eligibility_query, patient_min_age_days, patient_max_age_days,
-                                 sex_wanted, study_type_wanted, cutoff, as_of)
+                                 sex_wanted, study_type_wanted, cutoff, as_of, term_count := term_count)
 ),
 -- Counted apart from the ranking: a count(*) OVER () here once failed inside DuckDB's window operator.
 total AS (SELECT count(*) AS total_matches FROM matches),
