@@ -155,6 +155,9 @@ CREATE UNIQUE INDEX trial_text_version_no ON trial_text (version_no);
 -- The Python API reads the cards of a call's trials by their numbers: an index lookup of literal keys, where a
 -- join would scan every card.
 CREATE UNIQUE INDEX trial_card_card_no ON trial_card (card_no);
+-- A join of up to a thousand matched versions on shown_key hands the keys to the scan of trial_card, which looks
+-- them up here rather than reading every current row.
+CREATE INDEX trial_card_shown_key ON trial_card (shown_key);
 -- trial_drug: the drugs being tested in each version (Drug and Biological interventions that are not placebo,
 -- sham or vehicle), one row each, for the methods that group or rank many trials' drugs.
 CREATE TABLE trial_drug AS

@@ -11,10 +11,11 @@ WITH found AS (SELECT version_no, score FROM {found}),
 candidates AS (
     SELECT t.*
     FROM trial_card AS t
-    WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, NULL, $as_of::DATE)
-      -- the current state's rows as a key range too (below any past row's key), so the scan skips the past rows
-      AND ($as_of::DATE IS NOT NULL OR t.shown_key < shown_key(0, false))
-      AND (NOT $has_query::BOOLEAN OR t.version_no IN (SELECT version_no FROM found))
+    -- The current state's rows as a key range (below any past row's key): the scan skips the past rows, and with
+    -- no other column tested it looks a thousand matched keys up in trial_card's index of shown_key.
+    WHERE shown_at(t.valid_from, t.valid_to, t.shown_key < shown_key(0, false), t.study_first_post_date, NULL,
+                   $as_of::DATE)
+      AND (NOT $has_query::BOOLEAN OR t.shown_key IN (SELECT unnest(shown_keys(version_no, $as_of::DATE)) FROM found))
       AND ($statuses::VARCHAR[] IS NULL OR list_contains($statuses::VARCHAR[], t.overall_status))
       AND ($phases::VARCHAR[] IS NULL OR list_has_any(t.phases, $phases::VARCHAR[]))
       AND ($sexes::VARCHAR[] IS NULL OR list_contains($sexes::VARCHAR[], coalesce(t.sex, 'ALL')))
