@@ -36,7 +36,8 @@ competitors AS (
         min(g.drug_type) AS drug_type,
         max(t.phase_rank) AS max_rank,
         count(*) AS trial_count,
-        list(DISTINCT t.overall_status ORDER BY t.overall_status) AS statuses,
+        -- (not list(DISTINCT ... ORDER BY ...), which builds a hash table and a sort of its own in every call)
+        list_sort(list_distinct(list(t.overall_status))) AS statuses,
         sum(coalesce(t.enrollment, 0)) AS total_enrollment,
         -- the latest start's row (of those on that day, the first)
         arg_max(t.card_no, {'day': t.start_day, 'card': -t.card_no}) FILTER (WHERE t.start_day IS NOT NULL)
