@@ -5,6 +5,8 @@ make no table at all (each is one statement)."""
 
 from __future__ import annotations
 
+import json
+
 from ctmirror import Mirror
 from ctmirror.server import v2
 
@@ -87,3 +89,23 @@ def test_a_search_with_a_text_plans_no_scan_of_every_study(sample_warehouse):
         assert "study_version" not in plan(condition="asthma")
         assert "study_version" not in plan(query="asthma", intervention="placebo")
         assert "study_version" in plan(status=["COMPLETED"])
+
+
+def test_a_v2_search_looks_its_matches_up_in_trial_cards_index(sample_warehouse):
+    """On the current state a v2 search tests no column of trial_card but shown_key (the key range of the current
+    rows, and its matched keys), so DuckDB looks the matches up in the index of shown_key rather than scanning
+    every current row; a test of another column (is_current, say) would turn it back into a scan."""
+    with Mirror(sample_warehouse) as m:
+        assert v2.make_search_arguments(m)
+        page, _ = v2.studies(m, {"query.cond": "asthma"}, None)
+        assert page["studies"]
+        [statement] = m.rows("SELECT statement FROM duckdb_prepared_statements() WHERE name LIKE 'v2_search_%'")
+        profile = json.loads(m.rows("EXPLAIN (ANALYZE, FORMAT json) " + statement["statement"])[0]["explain_value"])
+
+        def scans(node: dict) -> list[dict]:
+            info = node.get("extra_info", {})
+            own = [info] if "trial_card" in str(info.get("Table")) else []
+            return own + [s for child in node.get("children", []) for s in scans(child)]
+
+        [matched] = [s for s in scans(profile) if "shown_key" in str(s.get("Dynamic Filters"))]
+        assert matched["Type"] == "Index Scan", matched
