@@ -129,8 +129,8 @@ def execute_shaped(mirror: Mirror, method: Method, call: str, arguments: dict[st
             argument = found.group(1)
             if argument == "page_limit" and page_limit is not None:
                 return str(int(page_limit))
-            if argument.startswith("given_") and argument.removeprefix("given_") in arguments:
-                return "true" if argument.removeprefix("given_") in given else "false"
+            if argument.startswith("given_") and (named := argument.removeprefix("given_")) in arguments:
+                return "true" if named in given else "false"
             if argument not in arguments:
                 raise KeyError(f"calls/{call}.sql reads ${argument}, which the registry's columns of search lack")
             return f'(SELECT "{argument}" FROM {method.name}_args)' if argument in given else "NULL"
