@@ -9,15 +9,19 @@ depend on the working directory or on where the folder has been moved.
 
 from __future__ import annotations
 
+import hashlib
+import shutil
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 
 from ctmirror.core.duck import quiet, side_by_side, studies_per_index_range, writer_lanes, writer_memory
+from ctmirror.core.errors import WarehouseError
 from ctmirror.core.sqlfiles import read_sql, sql_files, sql_literal, sql_root
 from ctmirror.core.warehouse import CATALOG_FORMAT
 
@@ -52,10 +56,12 @@ VERSIONED_INDEX_INPUTS = ("studies", "conditions", "interventions", "collaborato
 
 
 def _build_index(con: duckdb.DuckDBPyConnection, root: Path, version_files: list[Path], *,
-                 strict_epochs: bool, on_index: Callable[[str, int, int], None] | None = None) -> None:
+                 strict_epochs: bool, on_index: Callable[[str, int, int], None] | None = None,
+                 database: str = CATALOG_ALIAS) -> None:
     """The index files, on a cursor per core: a state's tables are a row group or two each, which DuckDB reads
     on one thread, so building tables side by side is what keeps every core busy. version_files: the files of
-    study_versions, which hold every version's record (study_version notes which, relative to root)."""
+    study_versions, which hold every version's record (study_version notes which, relative to root). database:
+    where the tables are made (and their inputs read): the catalog, or a patch's studies (_patch_index)."""
     index_params = {"synonyms": str(sql_root() / "data" / "synonyms.csv"), "strict_epochs": strict_epochs,
                     "version_files": [str(Path(f).resolve()) for f in version_files],
                     "build_root": str(root.resolve())}
@@ -69,7 +75,7 @@ def _build_index(con: duckdb.DuckDBPyConnection, root: Path, version_files: list
         cursor.execute(statement, params or None)
 
     def run(names: list[str]) -> None:
-        cursor = _in_catalog(quiet(con.cursor()))
+        cursor = _in_catalog(quiet(con.cursor()), database)
         cursor.execute(read_sql("session/set_root.sql"), {"root": str(root.resolve())})  # variables are per cursor
         try:
             for name in names:
@@ -90,7 +96,8 @@ def _build_index(con: duckdb.DuckDBPyConnection, root: Path, version_files: list
 
     versions = [n for n in names if Path(n).name <= VERSIONS_LAST + "~"]
     run(versions)
-    found = con.execute(read_sql("publish/index_ranges.sql"), {"per_range": studies_per_index_range() or 2**31 - 1})
+    found = _in_catalog(con, database).execute(read_sql("publish/index_ranges.sql"),
+                                               {"per_range": studies_per_index_range() or 2**31 - 1})
     ranges.extend(dict(zip(("study_from", "study_to", "nct_from", "nct_to"), row)) for row in found.fetchall())
     search = [n for n in names if n not in versions and Path(n).name <= SEARCH_INDEX_LAST + "~"]
     others = [[n] for n in names if n not in versions and n not in search]
@@ -115,10 +122,10 @@ def index_file_parts(text: str) -> tuple[str, str, str]:
     return before, each_range, after
 
 
-def _in_catalog(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
-    """The connection (or cursor) with the catalog being built as its default database: a cursor starts in the
-    in-memory one."""
-    con.execute(f"USE {CATALOG_ALIAS}")
+def _in_catalog(con: duckdb.DuckDBPyConnection, database: str = CATALOG_ALIAS) -> duckdb.DuckDBPyConnection:
+    """The connection (or cursor) with the catalog being built (or another of its databases) as its default
+    database: a cursor starts in the in-memory one."""
+    con.execute(f"USE {database}")  # one of our two aliases
     return con
 
 
@@ -141,24 +148,111 @@ def _view_sql(template: str, view: str, files: str) -> str:
     return read_sql(template).replace("{view}", view).replace("{files}", files)
 
 
+# The SQL a catalog's index is built by: a state's catalog is patched only by the code that built it. Not sql/serve/
+# nor sql/calls/: a reader's queries, run as they are when it runs them.
+NOT_IN_A_CATALOG = ("serve", "calls")
+
+
+def index_fingerprint() -> str:
+    """What the SQL that builds a catalog is now (a digest of its files and of CATALOG_FORMAT)."""
+    digest = hashlib.sha256(str(CATALOG_FORMAT).encode())
+    for path in sorted(sql_root().rglob("*")):
+        if path.is_file() and path.relative_to(sql_root()).parts[0] not in NOT_IN_A_CATALOG:
+            digest.update(path.relative_to(sql_root()).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class CatalogPatch:
+    """Where a publish that changed few studies starts from: the previous state's catalog, built by this code over
+    the same generation of segments, and the studies (NCT IDs) whose index rows it replaces."""
+    previous: Path
+    changed: list[str]
+
+
+# What the database a patch builds its studies' rows in is attached as (ATTACH ':memory:').
+PATCH_ALIAS = "patch"
+# How a patch brings each index table up to date from its studies' rows (_patch_index): tables of a version's
+# rows (replaced by version_no), of a study's (by study_no), the search index's texts (new texts numbered after
+# the last), tables rebuilt whole by their index file (aggregates over every version), and tables no study changes.
+PATCHED_BY_VERSION = ("study_version", "version_epoch", "trial_text", "trial_card", "trial_detail", "trial_drug",
+                      "trial_drug_key", "stopped_card", "place_posting", "study_country", "study_facility")
+PATCHED_BY_STUDY = ("study_number",)
+PATCHED_TEXTS = ("search_text", "search_token", "search_hit", "place_norm")
+REBUILT_BY_PATCH = {"condition_link": "index/05_condition_link.sql", "nct_alias": "index/12_nct_alias.sql"}
+UNCHANGED_BY_PATCH = ("search_area", "area_mask_score", "synonym", "synonym_set")
+
+
+def _patch_index(con: duckdb.DuckDBPyConnection, root: Path, version_files: list[Path], changed: list[str], *,
+                 on_index: Callable[[str, int, int], None] | None = None) -> None:
+    """The previous catalog's index (copied to this state's), brought up to date: the index files build the
+    changed studies' rows in a database of their own, over views of the catalog's inputs holding those studies
+    alone; then each table's rows of those studies are replaced by them (see PATCHED_BY_VERSION ...), and the keys
+    that order as names do are renumbered where a new name moved them. The same rows as a whole build, but for
+    new texts' numbers (text_id orders as the texts only up to the last full build)."""
+    con.execute(f"ATTACH ':memory:' AS {PATCH_ALIAS}")
+    try:
+        con.execute(read_sql("publish/patch/changed_study.sql"), {"nct_ids": changed})
+        for (view,) in con.execute(read_sql("publish/patch/inputs.sql")).fetchall():
+            con.execute(read_sql("catalog_views/changed_rows.sql").replace("{view}", view))  # our own names
+        _in_catalog(con, PATCH_ALIAS)
+        for name in sql_files("schema"):
+            con.execute(read_sql(name))
+        _build_index(con, root, version_files, strict_epochs=True, on_index=on_index, database=PATCH_ALIAS)
+        built = {t for (t,) in con.execute(read_sql("publish/patch/tables.sql"), {"database": PATCH_ALIAS}).fetchall()}
+        known = {*PATCHED_BY_VERSION, *PATCHED_BY_STUDY, *PATCHED_TEXTS, *REBUILT_BY_PATCH, *UNCHANGED_BY_PATCH}
+        if built != known:
+            raise WarehouseError(f"the patch of a catalog does not know the index's tables {sorted(built ^ known)}",
+                                 hint="run `ctmirror republish` (a whole build); then report this as a bug")
+        _in_catalog(con)
+        for table in PATCHED_BY_VERSION:
+            for statement in _statements("publish/patch/by_version.sql", table):
+                con.execute(statement)
+        for table in PATCHED_BY_STUDY:
+            for statement in _statements("publish/patch/by_study.sql", table):
+                con.execute(statement)
+        for statement in _statements("publish/patch/texts.sql", ""):
+            con.execute(statement)
+        for statement in _statements("publish/patch/name_keys.sql", ""):
+            con.execute(statement)
+        for table, index_file in REBUILT_BY_PATCH.items():
+            con.execute(f"DROP TABLE {table}")  # one of our own table names
+            con.execute(read_sql(index_file))
+    finally:
+        _in_catalog(con)
+        con.execute(f"DETACH {PATCH_ALIAS}")
+
+
+def _statements(name: str, table: str) -> list[str]:
+    """A patch file's statements, one at a time, {table} filled in with one of our own table names."""
+    return [s for s in read_sql(name).replace("{table}", table).split(";\n") if s.strip() and not _comment(s)]
+
+
+def _comment(statement: str) -> bool:
+    return all(line.startswith("--") or not line.strip() for line in statement.splitlines())
+
+
 def build_catalog(path: Path, root: Path, tables: dict[str, list[Path]],
                   current_rows: dict[str, list[Path]] | None = None,
                   con: duckdb.DuckDBPyConnection | None = None, *, recorded_root: Path | None = None,
                   versions: dict[str, list[Path]] | None = None,
-                  on_index: Callable[[str, int, int], None] | None = None) -> None:
+                  on_index: Callable[[str, int, int], None] | None = None, patch: CatalogPatch | None = None) -> None:
     """root: the folder every file lies under (a warehouse, or a snapshot's folder) while the catalog is built;
     recorded_root: where that folder will be read from, if it is renamed into place after (default: root).
     tables: view name → the Parquet files it reads. current_rows: view name → segment files holding every
     version's rows, of which the view shows the current versions' (those of `studies`). versions: table → the
     segment files of every version's rows (views all_<table>), from which the index answers at any cutoff; None
     for a frozen snapshot, whose tables are its only versions and whose index answers as of its cutoff alone.
-    con: a writer's connection to build on (see ingest.publish), left as it was found; by default a new one."""
+    con: a writer's connection to build on (see ingest.publish), left as it was found; by default a new one.
+    patch: start from the previous state's catalog and replace the index rows of the studies it names alone."""
     if con is None:
         with closing(quiet(duckdb.connect(config=writer_memory()))) as own:
             return build_catalog(path, root, tables, current_rows, own, recorded_root=recorded_root,
-                                 versions=versions)
+                                 versions=versions, patch=patch)
     recorded_root = recorded_root or root
     path.unlink(missing_ok=True)
+    if patch is not None:
+        shutil.copyfile(patch.previous, path)
     con.execute(read_sql("session/catalog_writer.sql"))  # a database setting: the index's cursors share it
     con.execute(read_sql("session/set_root.sql"), {"root": str(root.resolve())})
     # The row group size is an option of ATTACH only, and a file keeps it only while attached so.
@@ -178,7 +272,10 @@ def build_catalog(path: Path, root: Path, tables: dict[str, list[Path]],
                                   file_list_sql(files, root, recorded_root)))
         # The search index and trial cards are native tables: point lookups on them take milliseconds
         # where the same lookups over Parquet would read whole columns.
-        _build_index(con, root, tables["study_versions"], strict_epochs=versions is not None, on_index=on_index)
+        if patch is None:
+            _build_index(con, root, tables["study_versions"], strict_epochs=versions is not None, on_index=on_index)
+        else:
+            _patch_index(con, root, tables["study_versions"], patch.changed, on_index=on_index)
         for folder in ("catalog", "methods", "stats"):  # the statistics use the methods' matcher
             for name in sql_files(folder):
                 con.execute(read_sql(name))

@@ -122,7 +122,7 @@ def republish(warehouse: Warehouse, *, on_phase: Callable[[str], None] | None = 
     recorded; the new state carries the run of the one it replaces."""
     with warehouse.writing():
         current = warehouse.latest_state()  # restores a missing `current` link too
-        return publish(warehouse, run=dict(current.meta.get("run") or {}), on_phase=on_phase)
+        return publish(warehouse, run=dict(current.meta.get("run") or {}), on_phase=on_phase, whole=True)
 
 
 class NothingLoaded(InputError):

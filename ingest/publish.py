@@ -34,7 +34,7 @@ from ctmirror.core.warehouse import (
     append_lines,
     atomic_write_bytes,
 )
-from ingest.catalog import VERSIONED_INDEX_INPUTS, build_catalog
+from ingest.catalog import VERSIONED_INDEX_INPUTS, CatalogPatch, build_catalog, index_fingerprint
 from ingest.crash import crash_point
 from ingest.normalize import WORD_BOUNDARIES, normalised_tables, slowest_first, table_key
 
@@ -45,6 +45,8 @@ HISTORY_TABLES = ("study_versions", "quarantine", "sightings")
 INDEX_INPUT_TABLES = ("search_terms", "places", "study_details", "condition_links")
 # Columns of `studies` that older segments lack (the as-of rules read them): such a segment is renormalised.
 STUDIES_COLUMNS_SINCE = ("status_verified_date",)
+# The query of the current studies, which every state writes (with what it knows of removals), in key order.
+CURRENT_STUDIES = "publish/current_studies.sql"
 SLOWEST_TO_PUBLISH = ("locations", "studies", "outcomes", "browse_leaves", "mesh_terms")
 
 
@@ -65,16 +67,18 @@ def check_segments(segments: list) -> None:
 
 
 def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
-            con: duckdb.DuckDBPyConnection | None = None, on_phase: Callable[[str], None] | None = None) -> State:
+            con: duckdb.DuckDBPyConnection | None = None, on_phase: Callable[[str], None] | None = None,
+            whole: bool = False) -> State:
     """A new state from every segment. `con`: the connection the writer normalised on, if it has one (see
     `Normalizer.con`); publishing on it, rather than on a new DuckDB, reuses memory that DuckDB has faulted in
     already, where a new one would fault in every block it uses afresh. on_phase: told of each step as it
-    starts ('publishing: ...')."""
+    starts ('publishing: ...'). whole: build the catalog's index whole even where the previous state's could be
+    patched (catalog_patch)."""
     if con is None:
         scratch = warehouse.new_scratch_dir()  # DuckDB's spill, inside the warehouse
         try:
             with closing(new_connection(scratch)) as own:
-                return publish(warehouse, run=run, keep=keep, con=own, on_phase=on_phase)
+                return publish(warehouse, run=run, keep=keep, con=own, on_phase=on_phase, whole=whole)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
     phase = on_phase or (lambda _step: None)
@@ -89,7 +93,7 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
         _load_removals(con, warehouse, segments)
         linked, filtered = _split_segments(con, segments)
         views: dict[str, list[Path]] = {}
-        copies: dict[str, tuple[str, list[Segment]]] = {"studies": ("publish/current_studies.sql", segments)}
+        copies: dict[str, tuple[str, list[Segment]]] = {"studies": (CURRENT_STUDIES, segments)}
         for table in current_tables():
             folder = path / "tables" / table
             folder.mkdir()
@@ -105,8 +109,11 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
             target = _current_rows_file(path, table)
             cursor = quiet(con.cursor())
             try:
-                write_ordered(cursor, table, read_sql(query), {"files": [str(s.table_file(table)) for s in sources]},
-                              target)
+                params = {"files": [str(s.table_file(table)) for s in sources]}
+                if query == CURRENT_STUDIES:
+                    write_ordered(cursor, table, read_sql(query), params, target)
+                else:  # in the files' order (publish/current_rows.sql)
+                    write_parquet(cursor, read_sql(query), params, target)
             finally:
                 cursor.close()
             return target
@@ -129,16 +136,22 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
                         {"quarantine": [str(s.table_file("quarantine")) for s in segments]}).fetchone(),
         ))
         crash_point("state_tables_written")
+        patch = None if whole else catalog_patch(con, warehouse, segments, counts["studies"])
+        if patch is not None:
+            phase(f"publishing state {state_id}: the previous index, with {_plural(len(patch.changed), 'study')} "
+                  f"replaced")
         build_catalog(path / "catalog.duckdb", warehouse.root, views, current_rows=index_inputs, con=con,
                       versions={t: [s.table_file(t) for s in segments] for t in VERSIONED_INDEX_INPUTS},
                       on_index=lambda table, done, total: phase(
-                          f"publishing state {state_id}: index {done} of {total} ({table})"))
+                          f"publishing state {state_id}: index {done} of {total} ({table})"), patch=patch)
         phase(f"publishing state {state_id}: making it current")
     meta = {
         "state_id": state_id,
         "published_at": utc_now(),
         "generation": warehouse.generation,
         "segments": [s.segment_id for s in segments],
+        "index_fingerprint": index_fingerprint(),
+        "index": {"built": "whole"} if patch is None else {"patched": len(patch.changed)},
         "counts": counts,
         "run": run,
     }
@@ -146,6 +159,36 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
     crash_point("published")
     record_run(warehouse, run)  # only now has it completed (a crash before this: see _state_runs)
     return state
+
+
+# A publish patches the previous state's index (rather than build it whole) while the studies it changes are at
+# most this share of all: beyond it, replacing their rows costs about what building every row does.
+PATCH_SHARE = 0.1
+
+
+def catalog_patch(con, warehouse: Warehouse, segments: list[Segment], studies: int) -> CatalogPatch | None:
+    """What this publish can start its catalog from: the current state's, if it was built by this code from the
+    same generation's segments, all of which this state reads; then the studies to replace are those with a version
+    in a segment it did not read, and those either state knows the registry removed (a removal, or a sighting
+    after one, changes their rows). None where it cannot be, or where more than PATCH_SHARE of studies changed."""
+    previous = warehouse.current_state()
+    if previous is None or previous.meta.get("index_fingerprint") != index_fingerprint() \
+            or previous.meta.get("generation") != warehouse.generation:
+        return None
+    read_before = set(previous.meta.get("segments") or [])
+    removals_before = _current_rows_file(previous.path, "registry_removals", make=False)
+    catalog = previous.path / "catalog.duckdb"
+    if not read_before <= {s.segment_id for s in segments} or not catalog.exists() or not removals_before.exists():
+        return None
+    new = [str(s.table_file("study_versions")) for s in segments if s.segment_id not in read_before]
+    changed = {nct_id for (nct_id,) in con.execute(read_sql("publish/patch/removed_studies.sql"),
+                                                   {"before": str(removals_before)}).fetchall()}
+    if new:
+        changed.update(nct_id for (nct_id,) in con.execute(read_sql("publish/patch/new_version_studies.sql"),
+                                                           {"files": new}).fetchall())
+    if len(changed) > PATCH_SHARE * studies:
+        return None
+    return CatalogPatch(previous=catalog, changed=sorted(changed))
 
 
 def _plural(n: int, noun: str) -> str:
@@ -185,10 +228,11 @@ def _link(source: Path, target: Path) -> Path:
     return target
 
 
-def _current_rows_file(path: Path, table: str) -> Path:
-    """Where a state keeps the rows publish wrote for a table, its folder made."""
+def _current_rows_file(path: Path, table: str, make: bool = True) -> Path:
+    """Where a state keeps the rows publish wrote for a table, its folder made (with `make`)."""
     target = path / "tables" / table / CURRENT_ROWS_FILE
-    target.parent.mkdir(exist_ok=True)
+    if make:
+        target.parent.mkdir(exist_ok=True)
     return target
 
 

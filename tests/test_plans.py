@@ -61,13 +61,13 @@ def test_a_search_statement_holds_no_value_of_the_request(sample_warehouse):
 
 def test_trial_card_stores_the_current_rows_first_and_keys_them_as_shown(sample_warehouse):
     """A call on the current state reads trial_card's first row groups alone (the join on shown_key hands the
-    scan a range below 2^30): the table stores the current rows first, and only they have keys below 2^30."""
+    scan a range below 2^56): the table stores the current rows first, and only they have keys below 2^56."""
     with Mirror(sample_warehouse) as m:
         rows = m.rows("SELECT is_current, shown_key, version_no FROM trial_card")  # in stored order
         current = sum(r["is_current"] for r in rows)
         assert 0 < current < len(rows)
         assert all(r["is_current"] for r in rows[:current]) and not any(r["is_current"] for r in rows[current:])
-        assert all(r["shown_key"] == r["version_no"] + (0 if r["is_current"] else 2**30) for r in rows)
+        assert all(r["shown_key"] == r["version_no"] + (0 if r["is_current"] else 2**56) for r in rows)
         card_order = m.rows("SELECT list(card_no) AS l FROM trial_card")[0]["l"]
         assert card_order[:current] == sorted(card_order[:current])
         assert card_order[current:] == sorted(card_order[current:])

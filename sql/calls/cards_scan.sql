@@ -2,6 +2,6 @@
 -- table.
 SELECT t.card_no, card_json(x.card_head, x.references_json, t.overall_status, t.why_stopped, t.results_posted,
                             t.as_of_exact)
-FROM (SELECT * FROM trial_card WHERE card_no IN (SELECT unnest($card_numbers::INTEGER[]))) AS t
-JOIN (SELECT * FROM trial_text WHERE version_no IN (SELECT unnest($version_numbers::INTEGER[]))) AS x
+FROM (SELECT * FROM trial_card WHERE card_no IN (SELECT unnest($card_numbers::BIGINT[]))) AS t
+JOIN (SELECT * FROM trial_text WHERE version_no IN (SELECT unnest($version_numbers::BIGINT[]))) AS x
     USING (version_no)

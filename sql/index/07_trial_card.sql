@@ -5,17 +5,19 @@
 -- (an intervention without a type), it is ''.
 -- trial_card: one row per version and span of cutoffs (version_epoch) with what the methods filter and rank on,
 -- the columns a cutoff changes as of that span (overall_status, why_stopped, results_posted, enrollment_type, ...),
--- and where it is shown (valid_from, valid_to, is_current: see shown_at). card_no numbers its rows. interventions,
--- std_ages and phases stay columns for the statistics (sql/stats/) and for analysts' filters.
+-- and where it is shown (valid_from, valid_to, is_current: see shown_at). card_no numbers its rows (card_number).
+-- interventions, std_ages and phases stay columns for the statistics (sql/stats/) and for analysts' filters.
 -- Both are built a range of studies at a time (ingest/catalog.py): their rows per version gather lists, which
 -- DuckDB cannot spill, so a whole registry's at once would not fit a small budget.
 
--- The sponsor's place in sponsor order, over every version: grouping and ranking by it is grouping and ranking
--- by the name.
-CREATE TEMP TABLE sponsor_key_of AS
+-- sponsor_keys(): each lead sponsor's place in sponsor order over every version the index holds, so that grouping
+-- and ranking by it is grouping and ranking by the name. A publish that replaces some studies' rows
+-- (ingest/catalog.py) renumbers with it the rows whose place a new name moved, as with drug_keys() below.
+CREATE OR REPLACE MACRO sponsor_keys() AS TABLE
 SELECT sponsor, (dense_rank() OVER (ORDER BY sponsor))::INTEGER AS sponsor_key
 FROM (SELECT DISTINCT coalesce(s.lead_sponsor, '') AS sponsor
       FROM all_studies AS s JOIN study_version AS sv USING (nct_id, content_hash));
+CREATE TEMP TABLE sponsor_key_of AS FROM sponsor_keys();
 
 CREATE OR REPLACE TEMP MACRO trial_text_rows(study_from, study_to, nct_from, nct_to) AS TABLE
 WITH
@@ -110,13 +112,10 @@ FROM all_studies AS s
 JOIN study_version AS sv USING (nct_id, content_hash)
 LEFT JOIN intr USING (nct_id, content_hash)
 WHERE sv.study_no BETWEEN study_from AND study_to AND s.nct_id BETWEEN nct_from AND nct_to
-),
--- card_no numbers every row in order: the rows of the studies before the range come first.
-before_range AS (
-    SELECT count(*) AS n FROM version_epoch JOIN study_version USING (version_no) WHERE study_no < study_from
 )
+-- card_no numbers a version's rows after its version_no (card_number), in the order of their spans.
 SELECT
-    ((SELECT n FROM before_range) + row_number() OVER (ORDER BY e.version_no, e.valid_from NULLS LAST))::INTEGER
+    card_number(e.version_no, row_number() OVER (PARTITION BY e.version_no ORDER BY e.valid_from NULLS LAST))
         AS card_no,
     v.*,
     sponsors.sponsor_key,
@@ -166,9 +165,13 @@ FROM all_interventions AS i
 JOIN study_version AS sv USING (nct_id, content_hash)
 WHERE i.intervention_type IN ('Drug', 'Biological') AND NOT is_placebo(i.name)
 ORDER BY sv.version_no, i.ordinal;
+-- drug_keys(): each drug name's place, compared case-insensitively, in name order.
+CREATE OR REPLACE MACRO drug_keys() AS TABLE
+SELECT drug_lower, (dense_rank() OVER (ORDER BY drug_lower))::INTEGER AS drug_key
+FROM (SELECT DISTINCT lower(coalesce(drug_name, '')) AS drug_lower FROM trial_drug);
 -- trial_drug_key: each version's drugs once per name compared case-insensitively (drug_key: the place of the
--- lower-cased name in name order), with the first spelling in name order and its type: what get_landscape
--- groups competitors by, as integers.
+-- lower-cased name in name order, drug_keys()), with the first spelling in name order and its type: what
+-- get_landscape groups competitors by, as integers.
 CREATE TABLE trial_drug_key AS
 WITH per_trial AS (
     SELECT version_no, lower(coalesce(drug_name, '')) AS drug_lower, min(coalesce(drug_name, '')) AS drug_name,
@@ -176,8 +179,9 @@ WITH per_trial AS (
     FROM trial_drug
     GROUP BY version_no, lower(coalesce(drug_name, ''))
 )
-SELECT version_no, (dense_rank() OVER (ORDER BY drug_lower))::INTEGER AS drug_key, drug_name, drug_type
-FROM per_trial
+SELECT p.version_no, k.drug_key, p.drug_name, p.drug_type
+FROM per_trial AS p
+JOIN drug_keys() AS k USING (drug_lower)
 ORDER BY version_no, drug_key;
 -- stopped_card: the rows of trial_card whose status is TERMINATED, WITHDRAWN or SUSPENDED, with get_terminated's
 -- answer for each as JSON (drug_name: the first drug being tested; condition: the first condition;

@@ -45,7 +45,22 @@ CREATE OR REPLACE MACRO shown_at(valid_from, valid_to, is_current, first_posted,
     CASE WHEN as_of IS NULL THEN is_current ELSE valid_from <= as_of::DATE AND as_of::DATE < valid_to END
     AND (cutoff IS NULL OR first_posted <= cutoff::DATE);
 
--- shown_key(version_no, is_current): trial_card's key of a row: its version_no, plus 2^30 for a row the current
+-- The index's keys, each made from what it numbers, so a study's rows keep their keys from one state to the next
+-- and keys order as what they number. study_number(nct_id): a study's, the 8 digits of its NCT ID.
+-- version_number(study_no, ordinal): a study's versions (ordinal from 1, in
+-- the order the registry updated them) after its study_no; version_study(version_no): the study_no again.
+-- card_number(version_no, ordinal): trial_card's rows of a version (ordinal from 1, in the order of their spans)
+-- after its version_no. A study of a million versions, or a version of more spans than the rules can cut, is an
+-- error rather than another study's key.
+CREATE OR REPLACE MACRO study_number(nct_id) AS substr(nct_id, 4)::INTEGER;
+CREATE OR REPLACE MACRO version_number(study_no, ordinal) AS
+    CASE WHEN ordinal BETWEEN 1 AND 1048575 THEN study_no::BIGINT * 1048576 + ordinal
+         ELSE error('version_number: ' || study_no || ' has more versions than a key holds') END;
+CREATE OR REPLACE MACRO version_study(version_no) AS (version_no // 1048576)::INTEGER;
+CREATE OR REPLACE MACRO card_number(version_no, ordinal) AS
+    CASE WHEN ordinal BETWEEN 1 AND 15 THEN version_no * 16 + ordinal
+         ELSE error('card_number: version ' || version_no || ' has more spans than a key holds') END;
+-- shown_key(version_no, is_current): trial_card's key of a row: its version_no, plus 2^56 for a row the current
 -- state does not show. shown_keys(version_no, as_of): the keys of the rows of a version a call at as_of may show
 -- (NULL: the current state's row alone). A method joins its matched versions to trial_card on these keys, one
 -- integer: DuckDB hands a join's key range to the scan of trial_card, which stores the current rows first, so for
@@ -53,7 +68,7 @@ CREATE OR REPLACE MACRO shown_at(valid_from, valid_to, is_current, first_posted,
 -- own, they leave the planner no order but matches first (a table of is_current values, in a plan made after the
 -- arguments' table had been written often, was joined to trial_card first: 90 ms a call where 20 was right).
 CREATE OR REPLACE MACRO shown_key(version_no, is_current) AS
-    (version_no + CASE WHEN is_current THEN 0 ELSE 1073741824 END)::INTEGER;
+    (version_no + CASE WHEN is_current THEN 0 ELSE 72057594037927936 END)::BIGINT;
 CREATE OR REPLACE MACRO shown_keys(version_no, as_of) AS
     CASE WHEN as_of IS NULL THEN [shown_key(version_no, true)]
          ELSE [shown_key(version_no, true), shown_key(version_no, false)] END;

@@ -4,5 +4,5 @@
 -- (planning it was a third of a search). Made when the server's pool opens a Mirror, before anything is
 -- prepared on it (ctmirror/server/pool.py), else on a connection's first search.
 CREATE OR REPLACE TEMP TABLE serve_args AS
-SELECT NULL::VARCHAR[] AS texts, NULL::VARCHAR[][] AS text_lists, NULL::INTEGER[][] AS integer_lists,
+SELECT NULL::VARCHAR[] AS texts, NULL::VARCHAR[][] AS text_lists, NULL::BIGINT[][] AS integer_lists,
        NULL::BIGINT[] AS integers, NULL::DOUBLE[] AS numbers, NULL::DATE[] AS dates, NULL::BOOLEAN[] AS flags;

@@ -22,7 +22,7 @@ candidates AS (
       AND ($study_types::VARCHAR[] IS NULL OR list_contains($study_types::VARCHAR[], t.study_type))
       AND ($results::BOOLEAN IS NULL OR t.results_posted = $results::BOOLEAN)
       AND ($ids::VARCHAR[] IS NULL OR list_contains($ids::VARCHAR[], t.nct_id))
-      AND ($near::INTEGER[] IS NULL OR t.version_no IN (SELECT unnest($near::INTEGER[])))
+      AND ($near::BIGINT[] IS NULL OR t.version_no IN (SELECT unnest($near::BIGINT[])))
 ),
 keyed AS (
     SELECT c.*, coalesce(f.score, 0) AS score,

@@ -1,0 +1,112 @@
+"""A publish that changed few studies patches the previous state's catalog: the same tables and answers as a
+catalog built whole (ctmirror republish), for new, changed and removed studies, in the time of the changes."""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+
+import pytest
+from conftest import nct, write_ndjson
+
+from ctmirror import Mirror
+from ctmirror.core.warehouse import Warehouse
+from ingest.loader import load_paths, republish
+
+# Columns holding search_text's numbers, compared as the texts they number: a patch numbers new texts after the
+# last, a whole build in text order.
+TEXT_COLUMNS = {"search_text": ("text_id",), "search_token": ("text_id",), "search_hit": ("text_id",),
+                "condition_link": ("text_id", "term_text_id")}
+
+
+def index_rows(root) -> dict[str, list[tuple]]:
+    """Every table of the current state's catalog, as sorted rows, text numbers as their texts."""
+    with Mirror(root) as m:
+        tables = [r["table_name"] for r in m.rows(
+            "SELECT table_name FROM duckdb_tables() WHERE database_name = 'catalog' AND NOT temporary")]
+        rows = {}
+        for table in tables:
+            columns = [r["column_name"] for r in m.rows(
+                "SELECT column_name FROM duckdb_columns() WHERE database_name = 'catalog' AND table_name = $t "
+                "ORDER BY column_index", {"t": table})]
+            texts = TEXT_COLUMNS.get(table, ())
+            shown = [f"(SELECT norm FROM search_text AS x WHERE x.text_id = t.{c})" if c in texts else f"t.{c}"
+                     for c in columns]
+            rows[table] = sorted((tuple(str(v) for v in r.values()) for r in m.rows(
+                f"SELECT {', '.join(shown)} FROM {table} AS t")), key=repr)
+        return rows
+
+
+def answers(root) -> list[str]:
+    with Mirror(root) as m:
+        calls = [m.get_landscape("breast cancer"), m.get_landscape("asthma", date_before="2016-05-01"),
+                 m.detect_whitespace("pembrolizumab", "melanoma"),
+                 m.search_trials(drug="metformin", condition="diabetes"),
+                 m.get_terminated("cancer", date_before="2019-01-01"), m.search(condition="lung cancer", page_size=50)]
+        return [c.model_dump_json() if hasattr(c, "model_dump_json") else json.dumps(c, default=str) for c in calls]
+
+
+def changed_version(record: dict, *, status: str, day: str) -> dict:
+    changed = copy.deepcopy(record)
+    module = changed["protocolSection"].setdefault("statusModule", {})
+    module["overallStatus"] = status
+    module["lastUpdatePostDateStruct"] = {"date": day, "type": "ACTUAL"}
+    sponsor = changed["protocolSection"].setdefault("sponsorCollaboratorsModule", {}).setdefault("leadSponsor", {})
+    sponsor["name"] = "Aardvark Trials Consortium"  # a new name, first in sponsor order: every key after it moves
+    return changed
+
+
+@pytest.mark.slow
+def test_a_patched_catalog_has_the_tables_and_answers_of_one_built_whole(tmp_path, records):
+    wh = Warehouse(tmp_path / "w")
+    load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:1500])])
+    night = [changed_version(r, status="TERMINATED", day="2026-11-20") for r in records[10:1500:60]]
+    night += records[1500:1540]  # new studies, their NCT IDs among the others
+    load_paths(wh, [write_ndjson(tmp_path / "b.ndjson", night)])
+    state = wh.current_state()
+    assert "patched" in state.meta["index"], state.meta["index"]
+    assert state.meta["index"]["patched"] == len(night)
+    patched, patched_answers = index_rows(wh.root), answers(wh.root)
+
+    republish(wh)
+    assert wh.current_state().meta["index"] == {"built": "whole"}
+    whole = index_rows(wh.root)
+    assert patched.keys() == whole.keys()
+    for table in whole:
+        assert patched[table] == whole[table], table
+    assert patched_answers == answers(wh.root)
+    assert any("Aardvark" in a for a in patched_answers)
+
+
+@pytest.mark.slow
+def test_a_publish_patches_only_a_catalog_it_can_trust(tmp_path, records, monkeypatch):
+    """A catalog built by other SQL, a new generation (rebuild), or too many changed studies: built whole."""
+    wh = Warehouse(tmp_path / "w")
+    load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:200])])
+    assert wh.current_state().meta["index"] == {"built": "whole"}
+    load_paths(wh, [write_ndjson(tmp_path / "b.ndjson", records[200:210])])
+    assert wh.current_state().meta["index"] == {"patched": 10}
+    load_paths(wh, [write_ndjson(tmp_path / "c.ndjson", records[210:300])])  # 90 of 300: more than a tenth
+    assert wh.current_state().meta["index"] == {"built": "whole"}
+    monkeypatch.setattr("ingest.publish.index_fingerprint", lambda: "another ctmirror")
+    load_paths(wh, [write_ndjson(tmp_path / "d.ndjson", records[300:302])])
+    assert wh.current_state().meta["index"] == {"built": "whole"}
+
+
+@pytest.mark.slow
+def test_a_patch_keeps_the_previous_state_as_it_was(tmp_path, records):
+    wh = Warehouse(tmp_path / "w")
+    load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:300])])
+    before = wh.current_state()
+    copy_of_before = tmp_path / "before.duckdb"
+    shutil.copyfile(before.path / "catalog.duckdb", copy_of_before)
+    with Mirror(wh.root) as reader:  # a reader of the previous state, open through the patch
+        answer = reader.get_landscape("cancer")
+        load_paths(wh, [write_ndjson(tmp_path / "b.ndjson", [
+            changed_version(records[7], status="WITHDRAWN", day="2026-11-21")])])
+        assert reader.get_landscape("cancer") == answer
+    assert (before.path / "catalog.duckdb").read_bytes() == copy_of_before.read_bytes()
+    assert wh.current_state().meta["index"] == {"patched": 1}
+    with Mirror(wh.root) as m:
+        assert m.get_trial(nct(records[7])).overall_status == "WITHDRAWN"
