@@ -165,9 +165,11 @@ def index_fingerprint() -> str:
 @dataclass(frozen=True)
 class CatalogPatch:
     """Where a publish that changed few studies starts from: the previous state's catalog, built by this code over
-    the same generation of segments, and the studies (NCT IDs) whose index rows it replaces."""
+    the same generation of segments, and the studies (NCT IDs) whose index rows it replaces. since_whole: the
+    studies patched since the catalog was last built whole, these included (ingest.publish.catalog_patch)."""
     previous: Path
     changed: list[str]
+    since_whole: int = 0
 
 
 # What the database a patch builds its studies' rows in is attached as (ATTACH ':memory:').

@@ -151,7 +151,8 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
         "generation": warehouse.generation,
         "segments": [s.segment_id for s in segments],
         "index_fingerprint": index_fingerprint(),
-        "index": {"built": "whole"} if patch is None else {"patched": len(patch.changed)},
+        "index": {"built": "whole"} if patch is None else {"patched": len(patch.changed),
+                                                           "patched_since_whole": patch.since_whole},
         "counts": counts,
         "run": run,
     }
@@ -161,8 +162,10 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
     return state
 
 
-# A publish patches the previous state's index (rather than build it whole) while the studies it changes are at
-# most this share of all: beyond it, replacing their rows costs about what building every row does.
+# A publish patches the previous state's index (rather than build it whole) while the studies patched since it
+# was last built whole, these included, are at most this share of all: beyond it, replacing their rows costs
+# about what building every row does, and a patched table holds the replaced rows' deletions and, after its
+# other rows, the new ones, which a whole build clears.
 PATCH_SHARE = 0.1
 
 
@@ -170,7 +173,8 @@ def catalog_patch(con, warehouse: Warehouse, segments: list[Segment], studies: i
     """What this publish can start its catalog from: the current state's, if it was built by this code from the
     same generation's segments, all of which this state reads; then the studies to replace are those with a version
     in a segment it did not read, and those either state knows the registry removed (a removal, or a sighting
-    after one, changes their rows). None where it cannot be, or where more than PATCH_SHARE of studies changed."""
+    after one, changes their rows). None where it cannot be, or where the studies patched since the last whole
+    build would be more than PATCH_SHARE of all."""
     previous = warehouse.current_state()
     if previous is None or previous.meta.get("index_fingerprint") != index_fingerprint() \
             or previous.meta.get("generation") != warehouse.generation:
@@ -186,9 +190,10 @@ def catalog_patch(con, warehouse: Warehouse, segments: list[Segment], studies: i
     if new:
         changed.update(nct_id for (nct_id,) in con.execute(read_sql("publish/patch/new_version_studies.sql"),
                                                            {"files": new}).fetchall())
-    if len(changed) > PATCH_SHARE * studies:
+    since_whole = (previous.meta.get("index") or {}).get("patched_since_whole", 0)
+    if since_whole + len(changed) > PATCH_SHARE * studies:
         return None
-    return CatalogPatch(previous=catalog, changed=sorted(changed))
+    return CatalogPatch(previous=catalog, changed=sorted(changed), since_whole=since_whole + len(changed))
 
 
 def _plural(n: int, noun: str) -> str:

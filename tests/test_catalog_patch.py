@@ -81,17 +81,22 @@ def test_a_patched_catalog_has_the_tables_and_answers_of_one_built_whole(tmp_pat
 
 @pytest.mark.slow
 def test_a_publish_patches_only_a_catalog_it_can_trust(tmp_path, records, monkeypatch):
-    """A catalog built by other SQL, a new generation (rebuild), or too many changed studies: built whole."""
+    """A catalog built by other SQL, or more studies patched since it was built whole than a tenth of all (a new
+    generation, after a rebuild, too: tests/test_rebuild.py): built whole."""
     wh = Warehouse(tmp_path / "w")
-    load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:200])])
-    assert wh.current_state().meta["index"] == {"built": "whole"}
-    load_paths(wh, [write_ndjson(tmp_path / "b.ndjson", records[200:210])])
-    assert wh.current_state().meta["index"] == {"patched": 10}
-    load_paths(wh, [write_ndjson(tmp_path / "c.ndjson", records[210:300])])  # 90 of 300: more than a tenth
-    assert wh.current_state().meta["index"] == {"built": "whole"}
+
+    def load(name: str, batch: list[dict]) -> dict:
+        load_paths(wh, [write_ndjson(tmp_path / f"{name}.ndjson", batch)])
+        return wh.current_state().meta["index"]
+
+    assert load("a", records[:200]) == {"built": "whole"}
+    assert load("b", records[200:210]) == {"patched": 10, "patched_since_whole": 10}  # of 210 studies
+    assert load("c", records[210:220]) == {"patched": 10, "patched_since_whole": 20}  # of 220
+    assert load("d", records[220:230]) == {"built": "whole"}  # 30 of 230: more than a tenth
+    assert load("e", records[230:234]) == {"patched": 4, "patched_since_whole": 4}
+    assert load("f", records[234:300]) == {"built": "whole"}  # 66 at once
     monkeypatch.setattr("ingest.publish.index_fingerprint", lambda: "another ctmirror")
-    load_paths(wh, [write_ndjson(tmp_path / "d.ndjson", records[300:302])])
-    assert wh.current_state().meta["index"] == {"built": "whole"}
+    assert load("g", records[300:302]) == {"built": "whole"}
 
 
 @pytest.mark.slow
@@ -107,6 +112,6 @@ def test_a_patch_keeps_the_previous_state_as_it_was(tmp_path, records):
             changed_version(records[7], status="WITHDRAWN", day="2026-11-21")])])
         assert reader.get_landscape("cancer") == answer
     assert (before.path / "catalog.duckdb").read_bytes() == copy_of_before.read_bytes()
-    assert wh.current_state().meta["index"] == {"patched": 1}
+    assert wh.current_state().meta["index"] == {"patched": 1, "patched_since_whole": 1}
     with Mirror(wh.root) as m:
         assert m.get_trial(nct(records[7])).overall_status == "WITHDRAWN"

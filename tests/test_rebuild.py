@@ -36,6 +36,7 @@ def test_rebuild_reproduces_every_table(tmp_path, records_by_id, records):
     before = snapshot_tables(wh.root)
     assert before["quarantine"].height == 1 and before["study_versions"].height == 300 + 1 + 635
     rebuild(wh)
+    assert wh.current_state().meta["index"] == {"built": "whole"}  # a new generation: never a patch
     after = snapshot_tables(wh.root)
     assert before.keys() == after.keys()
     for table, frame in before.items():
