@@ -253,6 +253,7 @@ def build_catalog(path: Path, root: Path, tables: dict[str, list[Path]],
                                  versions=versions, patch=patch)
     recorded_root = recorded_root or root
     path.unlink(missing_ok=True)
+    path.with_name(path.name + ".wal").unlink(missing_ok=True)  # a failed patch's, never to be replayed here
     if patch is not None:
         shutil.copyfile(patch.previous, path)
     con.execute(read_sql("session/catalog_writer.sql"))  # a database setting: the index's cursors share it

@@ -137,13 +137,21 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
         ))
         crash_point("state_tables_written")
         patch = None if whole else catalog_patch(con, warehouse, segments, counts["studies"])
+        catalog_args = dict(current_rows=index_inputs, con=con,
+                            versions={t: [s.table_file(t) for s in segments] for t in VERSIONED_INDEX_INPUTS},
+                            on_index=lambda table, done, total: phase(
+                                f"publishing state {state_id}: index {done} of {total} ({table})"))
         if patch is not None:
-            phase(f"publishing state {state_id}: the previous index, with {_plural(len(patch.changed), 'study')} "
-                  f"replaced")
-        build_catalog(path / "catalog.duckdb", warehouse.root, views, current_rows=index_inputs, con=con,
-                      versions={t: [s.table_file(t) for s in segments] for t in VERSIONED_INDEX_INPUTS},
-                      on_index=lambda table, done, total: phase(
-                          f"publishing state {state_id}: index {done} of {total} ({table})"), patch=patch)
+            phase(f"publishing state {state_id}: the previous index, with the rows of "
+                  f"{len(patch.changed):,} {'study' if len(patch.changed) == 1 else 'studies'} replaced")
+            try:
+                build_catalog(path / "catalog.duckdb", warehouse.root, views, **catalog_args, patch=patch)
+            except (duckdb.Error, WarehouseError) as exc:  # a damaged previous catalog: not a reason to stop
+                phase(f"publishing state {state_id}: the previous index could not be patched ({exc}); "
+                      f"building it whole")
+                patch = None
+        if patch is None:
+            build_catalog(path / "catalog.duckdb", warehouse.root, views, **catalog_args)
         phase(f"publishing state {state_id}: making it current")
     meta = {
         "state_id": state_id,

@@ -115,3 +115,18 @@ def test_a_patch_keeps_the_previous_state_as_it_was(tmp_path, records):
     assert wh.current_state().meta["index"] == {"patched": 1, "patched_since_whole": 1}
     with Mirror(wh.root) as m:
         assert m.get_trial(nct(records[7])).overall_status == "WITHDRAWN"
+
+
+@pytest.mark.slow
+def test_a_damaged_previous_catalog_is_built_whole_rather_than_patched(tmp_path, records):
+    wh = Warehouse(tmp_path / "w")
+    load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:300])])
+    damaged = wh.current_state().path / "catalog.duckdb"
+    with open(damaged, "r+b") as catalog:
+        catalog.seek(damaged.stat().st_size // 2)
+        catalog.truncate()
+    load_paths(wh, [write_ndjson(tmp_path / "b.ndjson", [
+        changed_version(records[9], status="SUSPENDED", day="2026-11-22")])])
+    assert wh.current_state().meta["index"] == {"built": "whole"}
+    with Mirror(wh.root) as m:
+        assert m.get_trial(nct(records[9])).overall_status == "SUSPENDED"
