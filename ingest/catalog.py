@@ -183,6 +183,9 @@ PATCHED_BY_STUDY = ("study_number",)
 PATCHED_TEXTS = ("search_text", "search_token", "search_hit", "place_norm")
 REBUILT_BY_PATCH = {"condition_link": "index/05_condition_link.sql", "nct_alias": "index/12_nct_alias.sql"}
 UNCHANGED_BY_PATCH = ("search_area", "area_mask_score", "synonym", "synonym_set")
+# The inputs the index's files read most, whose changed studies' rows a patch copies once rather than have every
+# file that reads them scan all their rows again.
+COPIED_FOR_PATCH = ("studies", "current_version", *(f"all_{t}" for t in VERSIONED_INDEX_INPUTS))
 
 
 def _patch_index(con: duckdb.DuckDBPyConnection, root: Path, version_files: list[Path], changed: list[str], *,
@@ -195,13 +198,27 @@ def _patch_index(con: duckdb.DuckDBPyConnection, root: Path, version_files: list
     con.execute(f"ATTACH ':memory:' AS {PATCH_ALIAS}")
     try:
         con.execute(read_sql("publish/patch/changed_study.sql"), {"nct_ids": changed})
-        for (view,) in con.execute(read_sql("publish/patch/inputs.sql")).fetchall():
-            con.execute(read_sql("catalog_views/changed_rows.sql").replace("{view}", view))  # our own names
+        inputs = [view for (view,) in con.execute(read_sql("publish/patch/inputs.sql")).fetchall()]
+        copied = [v for v in inputs if v in COPIED_FOR_PATCH]
+        for view in inputs:
+            if view not in copied:
+                con.execute(read_sql("catalog_views/changed_rows.sql").replace("{view}", view))  # our own names
+
+        def copy(view: str) -> None:
+            cursor = quiet(con.cursor())
+            try:
+                cursor.execute(read_sql("publish/patch/changed_rows_copy.sql").replace("{view}", view))
+            finally:
+                cursor.close()
+
+        with side_by_side(con), ThreadPoolExecutor(max_workers=writer_lanes()) as pool:
+            list(pool.map(copy, copied))
         _in_catalog(con, PATCH_ALIAS)
         for name in sql_files("schema"):
             con.execute(read_sql(name))
         _build_index(con, root, version_files, strict_epochs=True, on_index=on_index, database=PATCH_ALIAS)
-        built = {t for (t,) in con.execute(read_sql("publish/patch/tables.sql"), {"database": PATCH_ALIAS}).fetchall()}
+        built = {t for (t,) in con.execute(read_sql("publish/patch/tables.sql"), {"database": PATCH_ALIAS}).fetchall()
+                 if t not in copied}
         known = {*PATCHED_BY_VERSION, *PATCHED_BY_STUDY, *PATCHED_TEXTS, *REBUILT_BY_PATCH, *UNCHANGED_BY_PATCH}
         if built != known:
             raise WarehouseError(f"the patch of a catalog does not know the index's tables {sorted(built ^ known)}",

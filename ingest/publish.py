@@ -137,6 +137,7 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
         ))
         crash_point("state_tables_written")
         patch = None if whole else catalog_patch(con, warehouse, segments, counts["studies"])
+        patch_failed = None
         catalog_args = dict(current_rows=index_inputs, con=con,
                             versions={t: [s.table_file(t) for s in segments] for t in VERSIONED_INDEX_INPUTS},
                             on_index=lambda table, done, total: phase(
@@ -149,7 +150,7 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
             except (duckdb.Error, WarehouseError) as exc:  # a damaged previous catalog: not a reason to stop
                 phase(f"publishing state {state_id}: the previous index could not be patched ({exc}); "
                       f"building it whole")
-                patch = None
+                patch, patch_failed = None, str(exc).splitlines()[0][:500]
         if patch is None:
             build_catalog(path / "catalog.duckdb", warehouse.root, views, **catalog_args)
         phase(f"publishing state {state_id}: making it current")
@@ -159,8 +160,9 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
         "generation": warehouse.generation,
         "segments": [s.segment_id for s in segments],
         "index_fingerprint": index_fingerprint(),
-        "index": {"built": "whole"} if patch is None else {"patched": len(patch.changed),
-                                                           "patched_since_whole": patch.since_whole},
+        "index": ({"built": "whole"} if patch is None else {"patched": len(patch.changed),
+                                                            "patched_since_whole": patch.since_whole})
+                 | ({"patch_failed": patch_failed} if patch_failed else {}),
         "counts": counts,
         "run": run,
     }

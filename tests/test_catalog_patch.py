@@ -127,6 +127,7 @@ def test_a_damaged_previous_catalog_is_built_whole_rather_than_patched(tmp_path,
         catalog.truncate()
     load_paths(wh, [write_ndjson(tmp_path / "b.ndjson", [
         changed_version(records[9], status="SUSPENDED", day="2026-11-22")])])
-    assert wh.current_state().meta["index"] == {"built": "whole"}
+    index = wh.current_state().meta["index"]
+    assert index["built"] == "whole" and "Could not read" in index["patch_failed"], index
     with Mirror(wh.root) as m:
         assert m.get_trial(nct(records[9])).overall_status == "SUSPENDED"
