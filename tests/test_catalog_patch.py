@@ -13,6 +13,7 @@ from conftest import nct, write_ndjson
 from ctmirror import Mirror
 from ctmirror.core.warehouse import Warehouse
 from ingest.loader import load_paths, republish
+from ingest.normalize import normalised_tables
 
 # Columns holding search_text's numbers, compared as the texts they number: a patch numbers new texts after the
 # last, a whole build in text order.
@@ -21,7 +22,8 @@ TEXT_COLUMNS = {"search_text": ("text_id",), "search_token": ("text_id",), "sear
 
 
 def index_rows(root) -> dict[str, list[tuple]]:
-    """Every table of the current state's catalog, as sorted rows, text numbers as their texts."""
+    """Every table of the current state's catalog, as sorted rows, text numbers as their texts, and every table a
+    reader sees (its views)."""
     with Mirror(root) as m:
         tables = [r["table_name"] for r in m.rows(
             "SELECT table_name FROM duckdb_tables() WHERE database_name = 'catalog' AND NOT temporary")]
@@ -35,6 +37,9 @@ def index_rows(root) -> dict[str, list[tuple]]:
                      for c in columns]
             rows[table] = sorted((tuple(str(v) for v in r.values()) for r in m.rows(
                 f"SELECT {', '.join(shown)} FROM {table} AS t")), key=repr)
+        for table in normalised_tables():  # and the state's tables, as readers see them
+            rows[f"view {table}"] = sorted((tuple(str(v) for v in r.values()) for r in m.rows(
+                f"SELECT * FROM {table}")), key=repr)
         return rows
 
 
