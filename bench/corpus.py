@@ -72,15 +72,9 @@ def call_material(mirror) -> tuple[list[str], list[str], list[str]]:
 def sql_fingerprint() -> str:
     """What the SQL under sql/ is now: a warehouse kept in bench/out from an older checkout is stale if this
     differs from the one recorded when it was built."""
-    import hashlib
+    from ctmirror.core.sqlfiles import sql_digest
 
-    from ctmirror.core.sqlfiles import sql_root
-
-    digest = hashlib.sha256()
-    for path in sorted(sql_root().rglob("*")):
-        if path.is_file() and path.relative_to(sql_root()).parts[0] not in NOT_IN_A_WAREHOUSE:
-            digest.update(path.relative_to(sql_root()).as_posix().encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
+    return sql_digest(NOT_IN_A_WAREHOUSE)
 
 
 def reuse_or_build(root: Path, build) -> Path:

@@ -9,7 +9,6 @@ depend on the working directory or on where the folder has been moved.
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import threading
 from collections.abc import Callable, Iterable
@@ -22,7 +21,7 @@ import duckdb
 
 from ctmirror.core.duck import quiet, side_by_side, studies_per_index_range, writer_lanes, writer_memory
 from ctmirror.core.errors import WarehouseError
-from ctmirror.core.sqlfiles import read_sql, sql_files, sql_literal, sql_root
+from ctmirror.core.sqlfiles import read_sql, sql_digest, sql_files, sql_literal, sql_root
 from ctmirror.core.warehouse import CATALOG_FORMAT
 
 
@@ -155,11 +154,7 @@ NOT_IN_A_CATALOG = ("serve", "calls")
 
 def index_fingerprint() -> str:
     """What the SQL that builds a catalog is now (a digest of its files and of CATALOG_FORMAT)."""
-    digest = hashlib.sha256(str(CATALOG_FORMAT).encode())
-    for path in sorted(sql_root().rglob("*")):
-        if path.is_file() and path.relative_to(sql_root()).parts[0] not in NOT_IN_A_CATALOG:
-            digest.update(path.relative_to(sql_root()).as_posix().encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
+    return sql_digest(NOT_IN_A_CATALOG, seed=str(CATALOG_FORMAT))
 
 
 @dataclass(frozen=True)
@@ -224,31 +219,18 @@ def _patch_index(con: duckdb.DuckDBPyConnection, root: Path, version_files: list
             raise WarehouseError(f"the patch of a catalog does not know the index's tables {sorted(built ^ known)}",
                                  hint="run `ctmirror republish` (a whole build); then report this as a bug")
         _in_catalog(con)
-        for table in PATCHED_BY_VERSION:
-            for statement in _statements("publish/patch/by_version.sql", table):
-                con.execute(statement)
+        for table in PATCHED_BY_VERSION:  # each file's statements at once (none binds a parameter)
+            con.execute(read_sql("publish/patch/by_version.sql").replace("{table}", table))  # our own names
         for table in PATCHED_BY_STUDY:
-            for statement in _statements("publish/patch/by_study.sql", table):
-                con.execute(statement)
-        for statement in _statements("publish/patch/texts.sql", ""):
-            con.execute(statement)
-        for statement in _statements("publish/patch/name_keys.sql", ""):
-            con.execute(statement)
+            con.execute(read_sql("publish/patch/by_study.sql").replace("{table}", table))
+        con.execute(read_sql("publish/patch/texts.sql"))
+        con.execute(read_sql("publish/patch/name_keys.sql"))
         for table, index_file in REBUILT_BY_PATCH.items():
             con.execute(f"DROP TABLE {table}")  # one of our own table names
             con.execute(read_sql(index_file))
     finally:
         _in_catalog(con)
         con.execute(f"DETACH {PATCH_ALIAS}")
-
-
-def _statements(name: str, table: str) -> list[str]:
-    """A patch file's statements, one at a time, {table} filled in with one of our own table names."""
-    return [s for s in read_sql(name).replace("{table}", table).split(";\n") if s.strip() and not _comment(s)]
-
-
-def _comment(statement: str) -> bool:
-    return all(line.startswith("--") or not line.strip() for line in statement.splitlines())
 
 
 def build_catalog(path: Path, root: Path, tables: dict[str, list[Path]],

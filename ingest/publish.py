@@ -136,7 +136,8 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
                         {"quarantine": [str(s.table_file("quarantine")) for s in segments]}).fetchone(),
         ))
         crash_point("state_tables_written")
-        patch = None if whole else catalog_patch(con, warehouse, segments, counts["studies"])
+        fingerprint = index_fingerprint()
+        patch = None if whole else catalog_patch(con, warehouse, segments, counts["studies"], fingerprint)
         patch_failed = None
         catalog_args = dict(current_rows=index_inputs, con=con,
                             versions={t: [s.table_file(t) for s in segments] for t in VERSIONED_INDEX_INPUTS},
@@ -159,7 +160,7 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
         "published_at": utc_now(),
         "generation": warehouse.generation,
         "segments": [s.segment_id for s in segments],
-        "index_fingerprint": index_fingerprint(),
+        "index_fingerprint": fingerprint,
         "index": ({"built": "whole"} if patch is None else {"patched": len(patch.changed),
                                                             "patched_since_whole": patch.since_whole})
                  | ({"patch_failed": patch_failed} if patch_failed else {}),
@@ -179,14 +180,15 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
 PATCH_SHARE = 0.1
 
 
-def catalog_patch(con, warehouse: Warehouse, segments: list[Segment], studies: int) -> CatalogPatch | None:
-    """What this publish can start its catalog from: the current state's, if it was built by this code from the
-    same generation's segments, all of which this state reads; then the studies to replace are those with a version
-    in a segment it did not read, and those either state knows the registry removed (a removal, or a sighting
-    after one, changes their rows). None where it cannot be, or where the studies patched since the last whole
-    build would be more than PATCH_SHARE of all."""
+def catalog_patch(con: duckdb.DuckDBPyConnection, warehouse: Warehouse, segments: list[Segment], studies: int,
+                  fingerprint: str) -> CatalogPatch | None:
+    """What this publish can start its catalog from: the current state's, if it was built by this code (the SQL
+    whose index_fingerprint() is `fingerprint`) from the same generation's segments, all of which this state
+    reads; then the studies to replace are those with a version in a segment it did not read, and those either
+    state knows the registry removed (a removal, or a sighting after one, changes their rows). None where it
+    cannot be, or where the studies patched since the last whole build would be more than PATCH_SHARE of all."""
     previous = warehouse.current_state()
-    if previous is None or previous.meta.get("index_fingerprint") != index_fingerprint() \
+    if previous is None or previous.meta.get("index_fingerprint") != fingerprint \
             or previous.meta.get("generation") != warehouse.generation:
         return None
     read_before = set(previous.meta.get("segments") or [])

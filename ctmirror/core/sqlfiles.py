@@ -6,6 +6,7 @@ editable install reads the top-level folder directly.
 
 from __future__ import annotations
 
+import hashlib
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -37,3 +38,13 @@ def sql_literal(text: str) -> str:
     """A string as an SQL literal, for the few places DuckDB binds no parameter (a COPY target, the files of a
     view's read_parquet): the one quoting helper."""
     return "'" + text.replace("'", "''") + "'"
+
+
+def sql_digest(leaving_out: tuple[str, ...] = (), seed: str = "") -> str:
+    """A digest of the SQL files (their names and bytes) but those of the top-level folders left out, after
+    `seed`: what tells a warehouse built by other SQL from one built by this."""
+    digest = hashlib.sha256(seed.encode())
+    for path in sorted(sql_root().rglob("*")):
+        if path.is_file() and path.relative_to(sql_root()).parts[0] not in leaving_out:
+            digest.update(path.relative_to(sql_root()).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
