@@ -2,7 +2,7 @@
 keep-alive connection each, http.client: a client lean enough that the two cores it shares with the server are
 mostly the server's), on bench/out/wh-<studies> (built by bench_methods.py or bench_cutoffs.py).
 
-    python bench/bench_serve.py [--studies 500000] [--clients 8] [--requests 400] [--readers 4] [--workers 2]
+    python bench/bench_serve.py [--studies 500000] [--clients 8] [--requests 400] [--readers N] [--workers 2]
                                 [--cold]
 
 Reports requests/s and p50/p99 ms for: single studies by uniformly random NCT ID (/api/v2/studies/{id}); the
@@ -93,7 +93,7 @@ def main() -> None:
     parser.add_argument("--studies", type=int, default=500_000)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--requests", type=int, default=400)
-    parser.add_argument("--readers", type=int, default=4)
+    parser.add_argument("--readers", type=int, default=None, help="default: the server's (cores / workers)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--cold", action="store_true", help="no warm-up searches before the measured ones")
     args = parser.parse_args()
@@ -104,7 +104,7 @@ def main() -> None:
         picked = rng.sample(conditions, min(len(conditions), 150))
         breadth = {c: m.search(condition=c, page_size=1).pagination.total_count for c in picked}
     print(f"{args.studies:,} studies, {args.clients} concurrent clients, {args.workers} worker processes of "
-          f"{args.readers} readers")
+          f"{args.readers or 'the default number of'} readers")
     print(f"{'requests':<44}{'req/s':>10}{'p50 ms':>9}{'p99 ms':>9}{'n':>7}{'4xx+':>6}")
     singles = lambda n: [("/api/v2/studies/" + rng.choice(ids), {}) for _ in range(n)]  # noqa: E731
     with serving(root, args) as url:
@@ -147,8 +147,9 @@ def main() -> None:
 def serving(root: Path, args: argparse.Namespace, *options: str) -> Iterator[str]:
     """`ctmirror serve` on a free loopback port, once it answers: its URL."""
     port = free_port()
+    readers = ["--readers", str(args.readers)] if args.readers else []
     server = subprocess.Popen([sys.executable, "-m", "ctmirror.cli", "-q", "-w", str(root), "serve", "--port",
-                               str(port), "--readers", str(args.readers), "--workers", str(args.workers), *options])
+                               str(port), *readers, "--workers", str(args.workers), *options])
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(600):

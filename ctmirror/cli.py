@@ -14,7 +14,7 @@ from typing import Annotated, Optional
 import typer
 from tqdm import tqdm
 
-from ctmirror.core.duck import MEMORY_LIMIT_ENV, parse_budget
+from ctmirror.core.duck import CORES, MEMORY_LIMIT_ENV, parse_budget
 from ctmirror.core.errors import CtmirrorError, InvalidArgument, NotFound
 from ctmirror.core.warehouse import Warehouse
 from ctmirror.registry import METHODS
@@ -435,7 +435,9 @@ def serve(
     port: Annotated[int, typer.Option("--port", help="TCP port.")] = 8000,
     as_of: Annotated[Optional[str], typer.Option("--as-of", help="Answer everything strictly as of this date.")] = None,
     workers: Annotated[int, typer.Option("--workers", help="Worker processes, each with its own readers.")] = 1,
-    readers: Annotated[int, typer.Option("--readers", help="Requests a worker answers at once.")] = 4,
+    readers: Annotated[Optional[int], typer.Option(
+        "--readers", help="Queries a worker runs at once (default: the machine's cores shared among the workers).")]
+    = None,
     sql: Annotated[bool, typer.Option("--sql", help="Enable the read-only SQL endpoint /ctmirror/v1/sql.")] = False,
 ) -> None:
     """Serve the warehouse over HTTP: the ClinicalTrials.gov v2 API under /api/v2 (point a client's base URL here),
@@ -449,7 +451,9 @@ def serve(
     from ctmirror.server.app import Settings
     from ctmirror.server.app import serve as run
 
-    if workers < 1 or readers < 1:
+    if workers >= 1 and readers is None:  # a query runs on one core: more at once only stretches each (docs/serve.md)
+        readers = max(1, CORES // workers)
+    if workers < 1 or readers is None or readers < 1:
         raise InvalidArgument("--workers and --readers must be at least 1")
     root = Warehouse(options.warehouse).root
     settings = Settings(root, as_of=arguments.cutoff(as_of), sql=sql, readers=readers)

@@ -3,7 +3,9 @@ answers compared with the Mirror's on the same warehouse."""
 
 from __future__ import annotations
 
+import http.client
 import json
+import os
 import shutil
 import signal
 import socket
@@ -11,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
@@ -25,6 +28,7 @@ from ctmirror import Mirror
 from ctmirror.core.warehouse import Warehouse
 from ctmirror.registry import METHODS
 from ctmirror.server.app import Settings, create_app
+from ctmirror.server.balance import BALANCE_FILE, SLOT
 from ingest.loader import load_paths
 
 PAGES = Path(__file__).parent / "data" / "pages"
@@ -463,6 +467,85 @@ def test_serve_with_several_workers_answers_alike(sample_warehouse, m):
         for thread in threads:
             thread.join()
     assert len(answers) == 20 and all(a.status_code == 200 and a.json() == expected for a in answers)
+
+
+def test_a_single_study_waits_for_no_reader(sample_warehouse, records):
+    """With its one reader busy (a long SQL query), the server still answers a single study: once a process has
+    the current state's lookup, the record is read without a reader."""
+    nct_ids = [r["protocolSection"]["identificationModule"]["nctId"] for r in records[:2]]
+    with LoopbackServer(Settings(sample_warehouse, sql=True, readers=1, sql_timeout=5)) as client:
+        assert client.get(f"/api/v2/studies/{nct_ids[0]}").status_code == 200  # the lookup, read once
+        slow: list[httpx.Response] = []
+        busy = threading.Thread(target=lambda: slow.append(client.post(
+            "/ctmirror/v1/sql", json={"query": "SELECT count(*) FROM range(1000000000000)"})))
+        busy.start()
+        time.sleep(0.5)
+        answered = client.get(f"/api/v2/studies/{nct_ids[1]}")
+        still_running = busy.is_alive()
+        busy.join()
+    assert answered.status_code == 200 and answered.json()["protocolSection"]["identificationModule"]["nctId"] == \
+        nct_ids[1] and answered.headers["x-ctmirror-as-of"] == "current"
+    assert still_running and slow[0].status_code == 400 and "stopped" in slow[0].text
+
+
+def worker_processes(parent: int) -> list[int]:
+    """The processes `parent` started (uvicorn's workers, and multiprocessing's resource tracker)."""
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == parent:
+            children.append(int(stat.parent.name))
+    return children
+
+
+def server_sockets_of(port: int, client_ports: set[int], pids: list[int]) -> Counter:
+    """How many of the server's ends of the connections from `client_ports` to `port` each process holds: the
+    sockets' inodes in /proc/net/tcp, against each process's open files."""
+    inodes = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        local, remote, inode = fields[1], fields[2], fields[9]
+        if int(local.split(":")[1], 16) == port and int(remote.split(":")[1], 16) in client_ports:
+            inodes.add(f"socket:[{inode}]")
+    owners: Counter = Counter()
+    for pid in pids:
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            try:
+                owners[pid] += os.readlink(fd) in inodes
+            except OSError:
+                continue
+    return owners
+
+
+@pytest.mark.slow
+def test_several_workers_share_keep_alive_connections_evenly(sample_warehouse):
+    """--workers 2: eight keep-alive clients, connecting one after another, are served four by each worker (uvicorn
+    alone let whichever worker woke first accept them, 8/0 or 7/1 at times: ctmirror/server/balance.py)."""
+    with serve_process(sample_warehouse, "--workers", "2") as (process, client):
+        children = worker_processes(process.pid)
+        counts = next(Path(v.split(b"=", 1)[1].decode()) for pid in children
+                      for v in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+                      if v.startswith(BALANCE_FILE.encode() + b"="))
+        for _ in range(600):  # until both workers serve (each claims its slot as it starts to accept)
+            workers = [SLOT.unpack_from(counts.read_bytes(), n * SLOT.size)[0] for n in range(2)]
+            if all(pid in children for pid in workers):
+                break
+            time.sleep(0.05)
+        assert all(pid in children for pid in workers)
+        port = urlsplit(str(client.base_url)).port
+        connections = []
+        for _ in range(8):
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            connection.request("GET", "/api/v2/version")
+            assert connection.getresponse().read() and connection.sock is not None
+            connections.append(connection)
+        owners = server_sockets_of(port, {c.sock.getsockname()[1] for c in connections}, workers)
+        for connection in connections:
+            connection.close()
+    assert sorted(owners.values()) == [4, 4]
 
 
 def test_a_copied_warehouse_serves_the_same_answers_and_accepts_the_originals_page_tokens(sample_warehouse, tmp_path):

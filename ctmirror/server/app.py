@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import tempfile
 import threading
 from contextlib import asynccontextmanager
 from datetime import date
@@ -36,6 +37,7 @@ from ctmirror.mirror import Mirror
 from ctmirror.readonly import QueryFailed, check_query
 from ctmirror.registry import METHODS, Method
 from ctmirror.server import v2
+from ctmirror.server.balance import BALANCE_FILE, make_balance_file
 from ctmirror.server.openapi import openapi_document
 from ctmirror.server.pool import MirrorPool
 from ctmirror.server.records import enumerations, field_tree
@@ -117,12 +119,28 @@ def create_app(settings: Settings) -> Starlette:
         wanted = request.path_params["nct_id"]
         params = dict(request.query_params)
 
-        def work(mirror: Mirror) -> Response:
-            nct_id, body = v2.study_text(mirror, wanted, params, mirror.as_of)
+        def study_response(nct_id: str, body: bytes) -> Response:
             if nct_id != wanted:  # an alias, or another spelling: the API redirects to the study's own address
                 target = f"/api/v2/studies/{nct_id}" + (f"?{request.url.query}" if request.url.query else "")
                 return RedirectResponse(target, status_code=301)
             return Response(body, media_type="application/json")
+
+        if pool.as_of is None and len(request.url.query) <= MAX_QUERY_STRING:
+            # the current state's lookup, once this process has it, needs no reader: no wait behind a search
+            try:
+                state_id = pool.current_state_id()
+                found = v2.loaded_current_text(settings.warehouse, state_id, wanted, params)
+            except v2.V2Error as exc:
+                return PlainTextResponse(str(exc), status_code=exc.status)
+            except CtmirrorError:  # no current state now: the reader's path says so in the API's shape
+                found = None
+            if found is not None:
+                response = study_response(*found)
+                response.headers.update({"X-Ctmirror-State": state_id, "X-Ctmirror-As-Of": "current"})
+                return response
+
+        def work(mirror: Mirror) -> Response:
+            return study_response(*v2.study_text(mirror, wanted, params, mirror.as_of))
 
         return await answer(request, work, api=True)
 
@@ -333,7 +351,10 @@ def serve(settings: Settings, *, host: str, port: int, workers: int) -> None:
     protocol = "ctmirror.server.no_delay:NoDelayH11Protocol"
     if workers > 1:  # each worker process imports the app by name and reads its settings from the environment
         os.environ.update(settings.to_environment())
-        uvicorn.run("ctmirror.server.app:app_from_environment", factory=True, host=host, port=port,
-                    workers=workers, log_level="warning", http=protocol)
+        with tempfile.TemporaryDirectory(prefix="ctmirror-serve-") as folder:  # the workers' connection counts
+            os.environ[BALANCE_FILE] = str(make_balance_file(Path(folder), workers))
+            uvicorn.run("ctmirror.server.app:app_from_environment", factory=True, host=host, port=port,
+                        workers=workers, log_level="warning", http=protocol,
+                        loop="ctmirror.server.balance:BalancedEventLoop")
     else:
         uvicorn.run(create_app(settings), host=host, port=port, log_level="warning", http=protocol)

@@ -634,6 +634,24 @@ def _current_text(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: da
     return None if text is None else (found[0], text)
 
 
+def loaded_current_text(root: Path, state_id: str, nct_id: str, params: dict[str, str]) -> tuple[str, bytes] | None:
+    """_current_text without a Mirror, where this process has the state's CurrentStudies already: a server's
+    single-study request then waits for no reader (a reader may be busy with a search for tens of milliseconds).
+    None where that does not answer."""
+    if _study_params(params):
+        return None
+    with _CURRENT_LOCK:
+        studies = _CURRENT.get((Path(root).resolve(), state_id))
+    if studies is None:
+        return None
+    wanted = canonical_nct_id(nct_id)
+    found = studies.find(wanted)
+    if found is None:
+        raise V2Error(f"Study not found: {wanted}", status=404)
+    text = record_files_of(root).read(found[1], found[2])
+    return None if text is None else (found[0], text)
+
+
 def study_by_query(mirror: Mirror, nct_id: str, params: dict[str, str],
                    as_of: date | None) -> tuple[str, dict[str, Any]]:
     """study() through sql/serve/study_by_id.sql: the row a cutoff shows, its record shaped as of it."""
