@@ -9,7 +9,7 @@ import pytest
 from conftest import DATA, write_ndjson
 
 from ctmirror import Mirror
-from ctmirror.core.warehouse import Warehouse
+from ctmirror.core.warehouse import DEFAULT_KEEP_STATES, Warehouse
 from ingest.loader import load_paths, rebuild
 from ingest.normalize import normalised_tables
 
@@ -91,3 +91,19 @@ def test_a_killed_or_failed_rebuild_leaves_no_generation_behind(tmp_path, record
     after = snapshot_tables(root)
     for table, frame in before.items():
         assert frame.equals(after[table]), table
+
+
+def test_the_old_generation_goes_with_the_last_state_reading_it(tmp_path, records):
+    """After a rebuild, the states before it still read the old generation of segments, which stays while they
+    are kept (readers may have them open) and is removed when the last of them is pruned."""
+    wh = Warehouse(tmp_path / "w")
+    load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:10])])
+    rebuild(wh)
+    generations = lambda: sorted(p.name for p in (wh.root / "segments").glob("g*"))  # noqa: E731
+    for n in range(1, DEFAULT_KEEP_STATES):  # the first state, still kept, reads g0001
+        assert generations() == ["g0001", "g0002"]
+        load_paths(wh, [write_ndjson(tmp_path / f"{n}.ndjson", records[10 * n:10 * n + 10])])
+    assert [s.meta["generation"] for s in wh.states()] == ["g0002"] * DEFAULT_KEEP_STATES  # the first pruned
+    assert generations() == ["g0002"]
+    with Mirror(wh.root) as m:
+        assert m.sql("SELECT count(*) AS n FROM studies")["n"][0] == 10 * DEFAULT_KEEP_STATES

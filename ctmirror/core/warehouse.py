@@ -158,6 +158,11 @@ class Warehouse:
 
     def adopt_generation(self) -> None:
         atomic_write_text(self.root / "segments" / "GENERATION", self.generation)
+        self._sweep_generations()
+
+    def _sweep_generations(self) -> None:
+        """Removes the generations of segments that neither the one in use nor any kept state reads: a rebuild's
+        old generation goes once the last state reading it is pruned."""
         referenced = {s.meta.get("generation") for s in self.states()} | {self.generation}
         for folder in (self.root / "segments").glob("g*"):
             if folder.is_dir() and folder.name not in referenced:
@@ -254,6 +259,7 @@ class Warehouse:
         for state in states[: max(0, len(states) - max(keep, 1))]:
             if state.state_id not in pinned:
                 shutil.rmtree(state.path, ignore_errors=True)
+        self._sweep_generations()
         self._prune_snapshot_cache()
 
     def _prune_snapshot_cache(self) -> None:
