@@ -87,10 +87,19 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
     state_id, path = warehouse.new_state_dir()
     write_record_files(segments, on_phase=phase, state_id=state_id)
     phase(f"publishing state {state_id}: reading every version of {_plural(len(segments), 'segment')}")
-    with all_cores(con):
+    with all_cores(con), ThreadPoolExecutor(max_workers=1, thread_name_prefix="ctmirror-copy") as copier:
         load_all_versions(con, segments)
         con.execute(read_sql("publish/current_versions.sql"))
         _load_removals(con, warehouse, segments)
+        counts = dict(zip(
+            ("studies", "versions", "quarantined"),
+            con.execute(read_sql("publish/state_counts.sql"),
+                        {"quarantine": [str(s.table_file("quarantine")) for s in segments]}).fetchone(),
+        ))
+        fingerprint = index_fingerprint()
+        patch = None if whole else catalog_patch(con, warehouse, segments, counts["studies"], fingerprint)
+        # the previous catalog copied while the current rows are written: a file copy, the disk's work, not a core's
+        copying = None if patch is None else copier.submit(shutil.copyfile, patch.previous, path / "catalog.duckdb")
         linked, filtered = _split_segments(con, segments)
         views: dict[str, list[Path]] = {}
         copies: dict[str, tuple[str, list[Segment]]] = {"studies": (CURRENT_STUDIES, segments)}
@@ -108,12 +117,8 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
             query, sources = copies[table]
             target = _current_rows_file(path, table)
             cursor = quiet(con.cursor())
-            try:
-                params = {"files": [str(s.table_file(table)) for s in sources]}
-                if query == CURRENT_STUDIES:
-                    write_ordered(cursor, table, read_sql(query), params, target)
-                else:  # in the files' order (publish/current_rows.sql)
-                    write_parquet(cursor, read_sql(query), params, target)
+            try:  # in the files' order (publish/current_rows.sql says why)
+                write_parquet(cursor, read_sql(query), {"files": [str(s.table_file(table)) for s in sources]}, target)
             finally:
                 cursor.close()
             return target
@@ -130,15 +135,13 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
             views[table] = [s.table_file(table) for s in segments]
         views["sync_runs"] = [_write_table(path, "sync_runs", con.sql(
             read_sql("publish/sync_runs.sql"), params={"runs": str(_state_runs(warehouse, path, run))}))]
-        counts = dict(zip(
-            ("studies", "versions", "quarantined"),
-            con.execute(read_sql("publish/state_counts.sql"),
-                        {"quarantine": [str(s.table_file("quarantine")) for s in segments]}).fetchone(),
-        ))
         crash_point("state_tables_written")
-        fingerprint = index_fingerprint()
-        patch = None if whole else catalog_patch(con, warehouse, segments, counts["studies"], fingerprint)
         patch_failed = None
+        if copying is not None:
+            try:
+                copying.result()
+            except OSError as exc:  # no room for the copy, say: building the catalog whole needs no copy
+                patch, patch_failed = None, f"copying the previous catalog: {exc}"[:500]
         catalog_args = dict(current_rows=index_inputs, con=con,
                             versions={t: [s.table_file(t) for s in segments] for t in VERSIONED_INDEX_INPUTS},
                             on_index=lambda table, done, total: phase(
@@ -147,7 +150,8 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
             phase(f"publishing state {state_id}: the previous index, with the rows of "
                   f"{len(patch.changed):,} {'study' if len(patch.changed) == 1 else 'studies'} replaced")
             try:
-                build_catalog(path / "catalog.duckdb", warehouse.root, views, **catalog_args, patch=patch)
+                build_catalog(path / "catalog.duckdb", warehouse.root, views, **catalog_args, patch=patch,
+                              copied=True)
             except (duckdb.Error, WarehouseError) as exc:  # a damaged previous catalog: not a reason to stop
                 phase(f"publishing state {state_id}: the previous index could not be patched ({exc}); "
                       f"building it whole")
