@@ -8,7 +8,7 @@ worker). A connection left waiting a tenth of a second is accepted by whoever se
 holds new clients back.
 
 uvicorn names its event loop by import string (`loop=`): `BalancedEventLoop` is asyncio's selector loop whose
-`create_server(sock=...)` accepts with public calls (`sock_accept`, `connect_accepted_socket`) under that rule.
+`create_server(sock=...)` accepts with public calls (`add_reader`, `connect_accepted_socket`) under that rule.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from pathlib import Path
 
 BALANCE_FILE = "CTMIRROR_SERVE_BALANCE"  # the environment variable naming the shared counts file
 SLOT = struct.Struct("<qq")  # a worker's pid and its open connections
-RECHECK = 0.005  # seconds between looks at the counts while another worker's turn
+TURN = 0.001  # seconds a worker waits, while a connection is another's to take, before it looks again
 STALE = 0.1  # seconds a waiting connection may wait for its turn before anyone accepts it
 
 
@@ -108,35 +108,49 @@ class BalancedServer:
         finally:
             self._loop.remove_reader(self._fd)
 
+    def _waiting(self) -> bool:
+        """Whether a connection is waiting on the listening socket (taken by nobody yet)."""
+        return bool(select.select([self._fd], [], [], 0)[0])
+
     async def _accept_forever(self) -> None:
-        waiting_since: float | None = None
         while True:
-            if not self._counts.my_turn(self._live()):
-                # another worker's turn; take a connection only if it has waited too long for them
-                if not select.select([self._sock], [], [], 0)[0]:
-                    waiting_since = None
-                    await asyncio.sleep(RECHECK)
-                    continue
-                waiting_since = waiting_since or time.monotonic()
-                if time.monotonic() - waiting_since < STALE:
-                    await asyncio.sleep(RECHECK)
-                    continue
-            else:
-                await self._readable(STALE)  # then look at the counts again, whether or not one came
-            waiting_since = None
+            await self._readable(STALE)  # every worker wakes for a new connection
+            if not self._waiting():
+                continue
+            since = time.monotonic()
+            # another worker's turn: give it a moment, look again; after STALE, take the connection anyway
+            while not self._counts.my_turn(self._live()) and time.monotonic() - since < STALE:
+                await asyncio.sleep(TURN)
+                if not self._waiting():
+                    break
             try:
                 connection, _ = self._sock.accept()  # non-blocking: another worker may have taken it
             except (BlockingIOError, InterruptedError, ConnectionAbortedError):
                 continue
             except OSError:
-                await asyncio.sleep(RECHECK)  # out of file descriptors, for instance: the kernel keeps the client
+                await asyncio.sleep(TURN)  # out of file descriptors, for instance: the kernel keeps the client
                 continue
             try:
-                transport, _ = await self._loop.connect_accepted_socket(self._factory, connection)
+                transport, _ = await self._loop.connect_accepted_socket(self._counted_protocol, connection)
             except OSError:
                 connection.close()
                 continue
             self._open.add(transport)
+            self._live()  # the others see this worker's count at once
+
+    def _counted_protocol(self) -> asyncio.Protocol:
+        """uvicorn's protocol for a connection, which gives the count back to the others when it closes."""
+        protocol = self._factory()
+        lost = protocol.connection_lost
+
+        def connection_lost(exc: Exception | None) -> None:
+            try:
+                lost(exc)
+            finally:
+                self._live()
+
+        protocol.connection_lost = connection_lost
+        return protocol
 
     def close(self) -> None:
         self._task.cancel()
