@@ -451,10 +451,9 @@ def serve(
     from ctmirror.server.app import Settings
     from ctmirror.server.app import serve as run
 
-    if workers >= 1 and readers is None:  # a query runs on one core: more at once only stretches each (docs/serve.md)
-        readers = max(1, CORES // workers)
-    if workers < 1 or readers is None or readers < 1:
+    if workers < 1 or (readers is not None and readers < 1):
         raise InvalidArgument("--workers and --readers must be at least 1")
+    readers = readers or max(1, CORES // workers)  # a query runs on one core: more at once stretch each one
     root = Warehouse(options.warehouse).root
     settings = Settings(root, as_of=arguments.cutoff(as_of), sql=sql, readers=readers)
     Mirror(root, as_of=settings.as_of).close()  # a wrong folder fails here, with the warehouse's own message

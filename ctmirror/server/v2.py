@@ -626,11 +626,17 @@ def _current_text(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: da
     that does not answer (a cutoff, `fields`, a segment without a record file)."""
     if as_of is not None or _study_params(params):
         return None
+    return _stored_text(current_studies(mirror), mirror.warehouse.root, nct_id)
+
+
+def _stored_text(studies: CurrentStudies, root: Path, nct_id: str) -> tuple[str, bytes] | None:
+    """(canonical NCT ID, stored record) of a study on the state `studies` looks up, from its record file; None
+    where its segment has none; a V2Error 404 where there is no such study."""
     wanted = canonical_nct_id(nct_id)
-    found = current_studies(mirror).find(wanted)
+    found = studies.find(wanted)
     if found is None:
         raise V2Error(f"Study not found: {wanted}", status=404)
-    text = record_files_of(mirror.warehouse.root).read(found[1], found[2])
+    text = record_files_of(root).read(found[1], found[2])
     return None if text is None else (found[0], text)
 
 
@@ -642,14 +648,7 @@ def loaded_current_text(root: Path, state_id: str, nct_id: str, params: dict[str
         return None
     with _CURRENT_LOCK:
         studies = _CURRENT.get((Path(root).resolve(), state_id))
-    if studies is None:
-        return None
-    wanted = canonical_nct_id(nct_id)
-    found = studies.find(wanted)
-    if found is None:
-        raise V2Error(f"Study not found: {wanted}", status=404)
-    text = record_files_of(root).read(found[1], found[2])
-    return None if text is None else (found[0], text)
+    return None if studies is None else _stored_text(studies, root, nct_id)
 
 
 def study_by_query(mirror: Mirror, nct_id: str, params: dict[str, str],
