@@ -9,7 +9,6 @@ depend on the working directory or on where the folder has been moved.
 
 from __future__ import annotations
 
-import shutil
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -237,8 +236,7 @@ def build_catalog(path: Path, root: Path, tables: dict[str, list[Path]],
                   current_rows: dict[str, list[Path]] | None = None,
                   con: duckdb.DuckDBPyConnection | None = None, *, recorded_root: Path | None = None,
                   versions: dict[str, list[Path]] | None = None,
-                  on_index: Callable[[str, int, int], None] | None = None, patch: CatalogPatch | None = None,
-                  copied: bool = False) -> None:
+                  on_index: Callable[[str, int, int], None] | None = None, patch: CatalogPatch | None = None) -> None:
     """root: the folder every file lies under (a warehouse, or a snapshot's folder) while the catalog is built;
     recorded_root: where that folder will be read from, if it is renamed into place after (default: root).
     tables: view name → the Parquet files it reads. current_rows: view name → segment files holding every
@@ -246,18 +244,16 @@ def build_catalog(path: Path, root: Path, tables: dict[str, list[Path]],
     segment files of every version's rows (views all_<table>), from which the index answers at any cutoff; None
     for a frozen snapshot, whose tables are its only versions and whose index answers as of its cutoff alone.
     con: a writer's connection to build on (see ingest.publish), left as it was found; by default a new one.
-    patch: start from the previous state's catalog and replace the index rows of the studies it names alone;
-    copied: `path` holds a copy of that catalog already (the caller made it while doing other work)."""
+    patch: start from the previous state's catalog, which the caller has copied to `path` (ingest.publish copies
+    it while doing other work), and replace the index rows of the studies it names alone."""
     if con is None:
         with closing(quiet(duckdb.connect(config=writer_memory()))) as own:
             return build_catalog(path, root, tables, current_rows, own, recorded_root=recorded_root,
-                                 versions=versions, patch=patch, copied=copied)
+                                 versions=versions, patch=patch)
     recorded_root = recorded_root or root
-    if patch is None or not copied:
+    if patch is None:
         path.unlink(missing_ok=True)
     path.with_name(path.name + ".wal").unlink(missing_ok=True)  # a failed patch's, never to be replayed here
-    if patch is not None and not copied:
-        shutil.copyfile(patch.previous, path)
     con.execute(read_sql("session/catalog_writer.sql"))  # a database setting: the index's cursors share it
     con.execute(read_sql("session/set_root.sql"), {"root": str(root.resolve())})
     # The row group size is an option of ATTACH only, and a file keeps it only while attached so.

@@ -45,8 +45,6 @@ HISTORY_TABLES = ("study_versions", "quarantine", "sightings")
 INDEX_INPUT_TABLES = ("search_terms", "places", "study_details", "condition_links")
 # Columns of `studies` that older segments lack (the as-of rules read them): such a segment is renormalised.
 STUDIES_COLUMNS_SINCE = ("status_verified_date",)
-# The query of the current studies, which every state writes (with what it knows of removals), in key order.
-CURRENT_STUDIES = "publish/current_studies.sql"
 SLOWEST_TO_PUBLISH = ("locations", "studies", "outcomes", "browse_leaves", "mesh_terms")
 
 
@@ -102,7 +100,7 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
         copying = None if patch is None else copier.submit(shutil.copyfile, patch.previous, path / "catalog.duckdb")
         linked, filtered = _split_segments(con, segments)
         views: dict[str, list[Path]] = {}
-        copies: dict[str, tuple[str, list[Segment]]] = {"studies": (CURRENT_STUDIES, segments)}
+        copies: dict[str, tuple[str, list[Segment]]] = {"studies": ("publish/current_studies.sql", segments)}
         for table in current_tables():
             folder = path / "tables" / table
             folder.mkdir()
@@ -150,8 +148,7 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
             phase(f"publishing state {state_id}: the previous index, with the rows of "
                   f"{len(patch.changed):,} {'study' if len(patch.changed) == 1 else 'studies'} replaced")
             try:
-                build_catalog(path / "catalog.duckdb", warehouse.root, views, **catalog_args, patch=patch,
-                              copied=True)
+                build_catalog(path / "catalog.duckdb", warehouse.root, views, **catalog_args, patch=patch)
             except (duckdb.Error, WarehouseError) as exc:  # a damaged previous catalog: not a reason to stop
                 phase(f"publishing state {state_id}: the previous index could not be patched ({exc}); "
                       f"building it whole")
