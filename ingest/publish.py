@@ -14,7 +14,14 @@ import duckdb
 import pyarrow
 import pyarrow.parquet
 
-from ctmirror.core.duck import all_cores, new_connection, quiet, side_by_side, write_parquet, writer_lanes
+from ctmirror.core.duck import (
+    all_cores,
+    new_connection,
+    quiet,
+    side_by_side,
+    write_parquet,
+    writer_lanes,
+)
 from ctmirror.core.errors import WarehouseError
 from ctmirror.core.raw_store import utc_now
 from ctmirror.core.record_files import (
@@ -34,9 +41,20 @@ from ctmirror.core.warehouse import (
     append_lines,
     atomic_write_bytes,
 )
-from ingest.catalog import VERSIONED_INDEX_INPUTS, CatalogPatch, build_catalog, index_fingerprint
+from ingest.catalog import (
+    NEW_VERSION_INPUTS,
+    VERSIONED_INDEX_INPUTS,
+    CatalogPatch,
+    build_catalog,
+    index_fingerprint,
+)
 from ingest.crash import crash_point
-from ingest.normalize import WORD_BOUNDARIES, normalised_tables, slowest_first, table_key
+from ingest.normalize import (
+    WORD_BOUNDARIES,
+    normalised_tables,
+    slowest_first,
+    table_key,
+)
 
 # Tables every state carries whole, as all versions or all rows, read where the segments keep them.
 HISTORY_TABLES = ("study_versions", "quarantine", "sightings")
@@ -197,7 +215,8 @@ def catalog_patch(con: duckdb.DuckDBPyConnection, warehouse: Warehouse, segments
     catalog = previous.path / "catalog.duckdb"
     if not read_before <= {s.segment_id for s in segments} or not catalog.exists() or not removals_before.exists():
         return None
-    new = [str(s.table_file("study_versions")) for s in segments if s.segment_id not in read_before]
+    unread = [s for s in segments if s.segment_id not in read_before]
+    new = [str(s.table_file("study_versions")) for s in unread]
     changed = {nct_id for (nct_id,) in con.execute(read_sql("publish/patch/removed_studies.sql"),
                                                    {"before": str(removals_before)}).fetchall()}
     if new:
@@ -206,7 +225,8 @@ def catalog_patch(con: duckdb.DuckDBPyConnection, warehouse: Warehouse, segments
     since_whole = (previous.meta.get("index") or {}).get("patched_since_whole", 0)
     if since_whole + len(changed) > PATCH_SHARE * studies:
         return None
-    return CatalogPatch(previous=catalog, changed=sorted(changed), since_whole=since_whole + len(changed))
+    return CatalogPatch(previous=catalog, changed=sorted(changed), since_whole=since_whole + len(changed),
+                        new_files={t: [s.table_file(t) for s in unread] for t in NEW_VERSION_INPUTS})
 
 
 def _plural(n: int, noun: str) -> str:

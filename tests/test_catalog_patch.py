@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import shutil
+from datetime import date, timedelta
 
 import pytest
 from conftest import nct, write_ndjson
 
 from ctmirror import Mirror
+from ctmirror.core.sqlfiles import read_sql, sql_files
 from ctmirror.core.warehouse import Warehouse
+from ingest.catalog import NEW_VERSION_INPUTS, PATCHED_BY_NEW_VERSION
 from ingest.loader import load_paths, republish
 from ingest.normalize import normalised_tables
 
@@ -63,12 +67,29 @@ def changed_version(record: dict, *, status: str, day: str) -> dict:
 
 
 @pytest.mark.slow
-def test_a_patched_catalog_has_the_tables_and_answers_of_one_built_whole(tmp_path, records):
+@pytest.mark.parametrize("after_every_update", [False, True])
+def test_a_patched_catalog_has_the_tables_and_answers_of_one_built_whole(tmp_path, records, after_every_update):
+    """The night's versions updated on a day some studies' earlier versions were updated after, or have no such
+    date (those versions are numbered again, after the new ones), or after every version."""
     wh = Warehouse(tmp_path / "w")
     load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:1500])])
-    night = [changed_version(r, status="TERMINATED", day="2026-11-20") for r in records[10:1500:60]]
+    updated = {nct(r): r["protocolSection"].get("statusModule", {}).get("lastUpdatePostDateStruct", {}).get("date")
+               for r in records[:1500]}
+    changing = records[10:1500:60]
+    day = "2026-11-20"
+    if after_every_update:
+        changing = [r for r in changing if updated[nct(r)]]
+        day = str(date.fromisoformat(max(filter(None, updated.values()))[:10]) + timedelta(days=1))
+    night = [changed_version(r, status="TERMINATED", day=day) for r in changing]
     night += records[1500:1540]  # new studies, their NCT IDs among the others
+    numbers = "SELECT nct_id, content_hash, version_no FROM study_version"
+    with Mirror(wh.root) as m:
+        before = {(r["nct_id"], r["content_hash"]): r["version_no"] for r in m.rows(numbers)}
     load_paths(wh, [write_ndjson(tmp_path / "b.ndjson", night)])
+    with Mirror(wh.root) as m:
+        renumbered = sum(before[(r["nct_id"], r["content_hash"])] != r["version_no"] for r in m.rows(numbers)
+                         if (r["nct_id"], r["content_hash"]) in before)
+    assert (renumbered == 0) == after_every_update, renumbered
     state = wh.current_state()
     assert "patched" in state.meta["index"], state.meta["index"]
     assert state.meta["index"]["patched"] == len(night)
@@ -136,3 +157,18 @@ def test_a_damaged_previous_catalog_is_built_whole_rather_than_patched(tmp_path,
     assert index["built"] == "whole" and "Could not read" in index["patch_failed"], index
     with Mirror(wh.root) as m:
         assert m.get_trial(nct(records[9])).overall_status == "SUSPENDED"
+
+
+def test_only_the_tables_a_patch_builds_for_new_versions_alone_read_the_inputs_it_reads_so():
+    """A patch reads NEW_VERSION_INPUTS for the changed studies' new versions alone: an index file reading them
+    must build only tables whose rows of a version depend on its record alone, which the patch keeps for the
+    versions it knew (PATCHED_BY_NEW_VERSION)."""
+    readers = {}
+    for name in sql_files("index"):
+        text = read_sql(name)
+        if any(f"all_{table}" in text for table in NEW_VERSION_INPUTS):
+            readers[name] = set(re.findall(r"^CREATE TABLE (\w+)", text, re.MULTILINE))
+    assert readers, "no index file reads the inputs a patch reads for new versions alone"
+    for name, made in readers.items():
+        assert made <= set(PATCHED_BY_NEW_VERSION), f"{name} builds {sorted(made)} from them"
+    assert set().union(*readers.values()) == set(PATCHED_BY_NEW_VERSION)
