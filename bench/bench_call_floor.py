@@ -45,10 +45,6 @@ OPERATORS = {
 }
 
 
-def p50(samples: list[float]) -> float:
-    return statistics.median(samples)
-
-
 def timed(run, count: int) -> tuple[float, float]:
     """p50 wall and CPU milliseconds of run() over count runs, after a few to warm up."""
     for _ in range(3):
@@ -59,7 +55,7 @@ def timed(run, count: int) -> tuple[float, float]:
         run()
         walls.append((time.perf_counter() - wall) * 1000)
         cpus.append((time.process_time() - cpu) * 1000)
-    return p50(walls), p50(cpus)
+    return statistics.median(walls), statistics.median(cpus)
 
 
 def method_floor(root: Path, count: int) -> None:

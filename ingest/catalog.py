@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -84,9 +84,8 @@ def _build_index(con: duckdb.DuckDBPyConnection, root: Path, version_files: list
                 before, each_range, after = index_file_parts(read_sql(name))
                 execute(cursor, before, {})
                 for bounds in ranges if each_range else ():
-                    for statement in each_range.split(";\n"):  # DuckDB binds parameters in one statement only
-                        if statement.strip():
-                            execute(cursor, statement, bounds)
+                    for statement in statements(each_range):
+                        execute(cursor, statement, bounds)
                 if after:
                     execute(cursor, after, {})
         finally:
@@ -103,6 +102,11 @@ def _build_index(con: duckdb.DuckDBPyConnection, root: Path, version_files: list
     with side_by_side(con), lanes as pool:
         for job in [pool.submit(run, search), *(pool.submit(run, names) for names in others)]:
             job.result()
+
+
+def statements(text: str) -> list[str]:
+    """A SQL file's statements, one by one: DuckDB binds parameters in one statement only."""
+    return [statement for statement in text.split(";\n") if statement.strip()]
 
 
 # An index file's statements run once, except those between these lines, which run once per range of studies
@@ -159,13 +163,13 @@ def index_fingerprint() -> str:
 @dataclass(frozen=True)
 class CatalogPatch:
     """Where a publish that changed few studies starts from: the previous state's catalog, built by this code over
-    the same generation of segments, and the studies (NCT IDs) whose index rows it replaces. since_whole: the
-    studies patched since the catalog was last built whole, these included (ingest.publish.catalog_patch)."""
+    the same generation of segments, and the studies (NCT IDs) whose index rows it replaces. new_files: per input
+    of NEW_VERSION_INPUTS, its files in the segments the previous state did not read. since_whole: the studies
+    patched since the catalog was last built whole, these included (ingest.publish.catalog_patch)."""
     previous: Path
     changed: list[str]
+    new_files: dict[str, list[Path]]
     since_whole: int = 0
-    # per input of NEW_VERSION_INPUTS, its files in the segments the previous state did not read
-    new_files: dict[str, list[Path]] = field(default_factory=dict)
 
 
 # What the database a patch builds its studies' rows in is attached as (ATTACH ':memory:').
@@ -213,8 +217,7 @@ def _patch_index(con: duckdb.DuckDBPyConnection, root: Path, version_files: list
             cursor = quiet(con.cursor())
             try:
                 if view in new_only:  # our own names
-                    statements = read_sql("publish/patch/new_version_rows.sql").replace("{view}", view)
-                    create, fill = statements.split(";\n", 1)  # DuckDB binds parameters in one statement only
+                    create, fill = statements(read_sql("publish/patch/new_version_rows.sql").replace("{view}", view))
                     cursor.execute(create)
                     if new_only[view]:
                         cursor.execute(fill, {"files": new_only[view]})
@@ -242,7 +245,7 @@ def _patch_index(con: duckdb.DuckDBPyConnection, root: Path, version_files: list
         for table in PATCHED_BY_VERSION:  # each file's statements at once (none binds a parameter)
             con.execute(read_sql("publish/patch/by_version.sql").replace("{table}", table))  # our own names
         for table in PATCHED_BY_NEW_VERSION:
-            drop, add = read_sql("publish/patch/by_new_version.sql").replace("{table}", table).split(";\n", 1)
+            drop, add = statements(read_sql("publish/patch/by_new_version.sql").replace("{table}", table))
             con.execute(drop)
             if renumbered:  # rare: scanning the table for none cost a night half a second
                 con.execute(read_sql("publish/patch/renumber_kept.sql").replace("{table}", table))
@@ -294,9 +297,8 @@ def build_catalog(path: Path, root: Path, tables: dict[str, list[Path]],
         if patch is None:
             con.execute(read_sql("publish/current_version_table.sql"))
         else:  # the previous catalog's, its changed studies' rows replaced (600,000 rows read and sorted: 1.3 s)
-            for statement in read_sql("publish/patch/current_version.sql").split(";\n"):
-                if statement.strip():
-                    con.execute(statement, {"nct_ids": patch.changed})
+            for statement in statements(read_sql("publish/patch/current_version.sql")):
+                con.execute(statement, {"nct_ids": patch.changed})
         for view, files in sorted((current_rows or {}).items()):
             con.execute(_view_sql("catalog_views/current_rows.sql", view, file_list_sql(files, root, recorded_root)))
         every_version = versions or {t: tables[t] for t in VERSIONED_INDEX_INPUTS}

@@ -14,14 +14,7 @@ import duckdb
 import pyarrow
 import pyarrow.parquet
 
-from ctmirror.core.duck import (
-    all_cores,
-    new_connection,
-    quiet,
-    side_by_side,
-    write_parquet,
-    writer_lanes,
-)
+from ctmirror.core.duck import all_cores, new_connection, quiet, side_by_side, write_parquet, writer_lanes
 from ctmirror.core.errors import WarehouseError
 from ctmirror.core.raw_store import utc_now
 from ctmirror.core.record_files import (
@@ -41,20 +34,9 @@ from ctmirror.core.warehouse import (
     append_lines,
     atomic_write_bytes,
 )
-from ingest.catalog import (
-    NEW_VERSION_INPUTS,
-    VERSIONED_INDEX_INPUTS,
-    CatalogPatch,
-    build_catalog,
-    index_fingerprint,
-)
+from ingest.catalog import NEW_VERSION_INPUTS, VERSIONED_INDEX_INPUTS, CatalogPatch, build_catalog, index_fingerprint
 from ingest.crash import crash_point
-from ingest.normalize import (
-    WORD_BOUNDARIES,
-    normalised_tables,
-    slowest_first,
-    table_key,
-)
+from ingest.normalize import WORD_BOUNDARIES, normalised_tables, slowest_first, table_key
 
 # Tables every state carries whole, as all versions or all rows, read where the segments keep them.
 HISTORY_TABLES = ("study_versions", "quarantine", "sightings")
@@ -225,8 +207,9 @@ def catalog_patch(con: duckdb.DuckDBPyConnection, warehouse: Warehouse, segments
     since_whole = (previous.meta.get("index") or {}).get("patched_since_whole", 0)
     if since_whole + len(changed) > PATCH_SHARE * studies:
         return None
-    return CatalogPatch(previous=catalog, changed=sorted(changed), since_whole=since_whole + len(changed),
-                        new_files={t: [s.table_file(t) for s in unread] for t in NEW_VERSION_INPUTS})
+    return CatalogPatch(previous=catalog, changed=sorted(changed),
+                        new_files={t: [s.table_file(t) for s in unread] for t in NEW_VERSION_INPUTS},
+                        since_whole=since_whole + len(changed))
 
 
 def _plural(n: int, noun: str) -> str:
