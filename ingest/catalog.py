@@ -40,6 +40,7 @@ def file_list_sql(paths: Iterable[Path], root: Path, recorded_root: Path) -> str
 # hits, a few cards) read the row groups holding their keys whole, so smaller groups read less, and full scans
 # cost no more.
 CATALOG_ROW_GROUP_ROWS = 16_384
+CATALOG_STORAGE_VERSION = "v1.2.0"
 # What the catalog is attached as while it is built: what DuckDB names it when a reader opens catalog.duckdb.
 CATALOG_ALIAS = "catalog"
 
@@ -286,8 +287,10 @@ def build_catalog(path: Path, root: Path, tables: dict[str, list[Path]],
     path.with_name(path.name + ".wal").unlink(missing_ok=True)  # a failed patch's, never to be replayed here
     con.execute(read_sql("session/catalog_writer.sql"))  # a database setting: the index's cursors share it
     con.execute(read_sql("session/set_root.sql"), {"root": str(root.resolve())})
-    # The row group size is an option of ATTACH only, and a file keeps it only while attached so.
-    con.execute(f"ATTACH {sql_literal(str(path))} AS {CATALOG_ALIAS} (ROW_GROUP_SIZE {CATALOG_ROW_GROUP_ROWS})")
+    # The row group size is an option of ATTACH only, and a file keeps it only while attached so. The storage
+    # version is the oldest whose files store a column zstd-compressed (trial_detail's criteria): DuckDB 1.2.
+    con.execute(f"ATTACH {sql_literal(str(path))} AS {CATALOG_ALIAS} "
+                f"(ROW_GROUP_SIZE {CATALOG_ROW_GROUP_ROWS}, STORAGE_VERSION '{CATALOG_STORAGE_VERSION}')")
     try:
         _in_catalog(con)
         for name in sql_files("schema"):

@@ -56,6 +56,14 @@ def answers(root) -> list[str]:
         return [c.model_dump_json() if hasattr(c, "model_dump_json") else json.dumps(c, default=str) for c in calls]
 
 
+def criteria_storage(root) -> set[str]:
+    """How trial_detail's eligibility criteria, the catalog's longest texts, are stored."""
+    with Mirror(root) as m:
+        return {r["compression"] for r in m.rows(
+            "SELECT DISTINCT compression FROM pragma_storage_info('catalog.trial_detail') "
+            "WHERE column_name = 'eligibility_criteria' AND segment_type = 'VARCHAR'")}
+
+
 def changed_version(record: dict, *, status: str, day: str) -> dict:
     changed = copy.deepcopy(record)
     module = changed["protocolSection"].setdefault("statusModule", {})
@@ -94,9 +102,11 @@ def test_a_patched_catalog_has_the_tables_and_answers_of_one_built_whole(tmp_pat
     assert "patched" in state.meta["index"], state.meta["index"]
     assert state.meta["index"]["patched"] == len(night)
     patched, patched_answers = index_rows(wh.root), answers(wh.root)
+    assert criteria_storage(wh.root) == {"ZSTD"}  # the new versions' rows too
 
     republish(wh)
     assert wh.current_state().meta["index"] == {"built": "whole"}
+    assert criteria_storage(wh.root) == {"ZSTD"}
     whole = index_rows(wh.root)
     assert patched.keys() == whole.keys()
     for table in whole:
