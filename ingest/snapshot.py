@@ -19,13 +19,14 @@ from datetime import date
 from pathlib import Path
 
 from ctmirror.core.duck import new_connection
-from ctmirror.core.errors import InvalidArgument
+from ctmirror.core.errors import InvalidArgument, WarehouseError
 from ctmirror.core.raw_store import utc_now
+from ctmirror.core.record_files import DICTIONARY, OFFSETS, RECORDS, record_files_of, write_record_file
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.warehouse import State, Warehouse, atomic_write_text
 from ingest.catalog import build_catalog
 from ingest.normalize import normalised_tables
-from ingest.publish import HISTORY_TABLES, check_segments, load_all_versions, write_ordered
+from ingest.publish import HISTORY_TABLES, check_segments, holding_records, load_all_versions, write_ordered
 
 MODES = ("strict",)
 SNAPSHOT_FORMAT = 1
@@ -41,10 +42,13 @@ def build_snapshot(warehouse: Warehouse, cutoff: date, out: Path, *, state: Stat
                               recovery_hint="choose a new --out folder, or delete the old snapshot first")
     segments = [s for s in warehouse.segments() if s.segment_id in set(state.meta["segments"])]
     check_segments(segments)
+    if holding_records(segments):
+        raise WarehouseError("the warehouse was last published by an older ctmirror, which kept each record twice",
+                             hint="run `ctmirror republish` once, then make the snapshot")
     out.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".tmp-{out.name}-", dir=out.parent))
     try:
-        manifest = _write(work, segments, cutoff, state)
+        manifest = _write(work, segments, cutoff, state, warehouse.root)
         # Complete before it appears: the catalog names its files relative to the folder, which is then renamed.
         build_catalog(work / "catalog.duckdb", work,
                       {t: [work / "tables" / f"{t}.parquet"] for t in manifest["row_counts"]}, recorded_root=out)
@@ -55,7 +59,32 @@ def build_snapshot(warehouse: Warehouse, cutoff: date, out: Path, *, state: Stat
     return manifest
 
 
-def _write(work: Path, segments: list, cutoff: date, state: State) -> dict:
+def _write_records(con, work: Path, segments: list, root: Path) -> None:
+    """The snapshot's own record file (tables/records.zst, with the generation's dictionary beside it), its rows
+    in the order of its study_versions, read from the segments' record files: it stands alone, as a published
+    warehouse does, and the same records make the same bytes."""
+    tables = work / "tables"
+    dictionary = segments[0].path.parent / DICTIONARY if segments else None
+    if dictionary is not None and dictionary.exists():
+        shutil.copyfile(dictionary, work / DICTIONARY)
+    files = record_files_of(root)
+    cursor = con.execute(read_sql("asof/record_sources.sql"), {
+        "snapshot_file": str(tables / "study_versions.parquet"),
+        "files": [str(s.table_file("study_versions")) for s in segments]})
+
+    def records():
+        while batch := cursor.fetchmany(2048):
+            for path, row in batch:
+                text = files.read(os.path.relpath(path, root), row)
+                if text is None:
+                    raise WarehouseError(f"{os.path.dirname(path)} has no record file ({RECORDS})",
+                                         hint="run `ctmirror republish`: it writes the record files")
+                yield text
+
+    write_record_file(tables, records(), (work / DICTIONARY).read_bytes() if (work / DICTIONARY).exists() else b"")
+
+
+def _write(work: Path, segments: list, cutoff: date, state: State, root: Path) -> dict:
     tables = work / "tables"
     tables.mkdir()
     con = new_connection(threads=1)  # one writer thread: row groups, hence bytes, never depend on scheduling
@@ -80,11 +109,13 @@ def _write(work: Path, segments: list, cutoff: date, state: State) -> dict:
         counts = {p.stem: con.execute(read_sql("asof/row_count.sql"), {"file": str(p)}).fetchone()[0]
                   for p in sorted(tables.glob("*.parquet"))}
         exact = con.execute(read_sql("asof/exact_counts.sql")).fetchone()
+        _write_records(con, work, segments, root)
     finally:
         con.close()
     digest = hashlib.sha256()
-    for path in sorted(tables.glob("*.parquet")):
-        digest.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    for path in [*sorted(tables.glob("*.parquet")), tables / RECORDS, tables / OFFSETS, work / DICTIONARY]:
+        if path.exists():
+            digest.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
     manifest = {
         "format": SNAPSHOT_FORMAT, "cutoff": cutoff.isoformat(), "mode": "strict",
         "source_state": state.state_id, "source_published_at": state.meta.get("published_at"),

@@ -137,7 +137,8 @@ def test_publishing_shows_each_phase_and_quiet_silences_it_but_not_quarantine_wa
     assert loud.returncode == 0, loud.stderr
     phases = [line for line in loud.stderr.splitlines() if line.startswith("publishing state 000001: ")]
     assert phases[0].endswith("record files of 1 segment") and phases[-1].endswith("making it current")
-    assert phases[1].endswith("reading every version of 1 segment")
+    assert phases[1].endswith("the records out of study_versions in 1 segment")
+    assert phases[2].endswith("reading every version of 1 segment")
     indexes = [p.split(": index ", 1)[1] for p in phases if ": index " in p]
     assert len(indexes) >= 10 and all(f" of {len(indexes)} (" in p for p in indexes)
     assert sorted(int(p.split()[0]) for p in indexes) == list(range(1, len(indexes) + 1))

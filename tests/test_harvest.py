@@ -18,6 +18,7 @@ from fake_api import FakeApiServer, FakeRegistry, last_update
 
 from ctmirror import Mirror
 from ctmirror.core.errors import RetryableHarvestError, TerminalHarvestError
+from ctmirror.core.record_files import RecordFiles
 from ctmirror.core.warehouse import Warehouse
 from ingest.harvest import SyncOptions, sync, sync_from_bulk
 from ingest.http_client import RetryPolicy
@@ -37,8 +38,16 @@ def options(server: FakeApiServer, **extra) -> SyncOptions:
 def tables(root: Path) -> dict[str, pl.DataFrame]:
     with Mirror(root) as m:
         found = {t: m.sql(f"SELECT * FROM {t} ORDER BY ALL") for t in COMPARED}
-        found["study_versions"] = m.sql("SELECT nct_id, content_hash, raw FROM study_versions ORDER BY ALL")
+        found["study_versions"] = m.sql("SELECT nct_id, content_hash, record_bytes FROM study_versions ORDER BY ALL")
+        found["records"] = pl.DataFrame(stored_records(m), schema=["nct_id", "content_hash", "record"], orient="row")
     return found
+
+
+def stored_records(m: Mirror) -> list[tuple[str, str, bytes]]:
+    """Every version's record as the segments' record files keep it, by NCT ID and content hash."""
+    files = RecordFiles(m.warehouse.root)
+    return [(v["nct_id"], v["content_hash"], files.read(v["record_file"], v["record_row"])) for v in m.rows(
+        "SELECT nct_id, content_hash, record_file, record_row FROM study_version ORDER BY nct_id, content_hash")]
 
 
 def sightings_per_study(root: Path) -> pl.DataFrame:
@@ -214,7 +223,8 @@ def test_a_full_sync_marks_removed_and_aliased_studies_never_deleting_them(tmp_p
 
 
 CRASH_POINTS = ["page_received:2", "raw_written:1", "raw_written:3", "checkpoint_saved:2",
-                "segment_file_written:4", "record_files_written:1", "state_tables_written:1", "published:1"]
+                "segment_file_written:4", "record_files_written:1", "records_dropped_from_a_segment:1",
+                "state_tables_written:1", "published:1"]
 
 
 @pytest.mark.parametrize("point", CRASH_POINTS)
@@ -282,7 +292,7 @@ def test_bulk_bootstrap_then_incremental(tmp_path):
         bulk_ids = m.sql("SELECT nct_id FROM studies ORDER BY nct_id")["nct_id"].to_list()
     assert state["next_since"] == newest.isoformat()
     with Mirror(wh.root) as m:
-        records = [json.loads(r) for r in m.sql("SELECT raw FROM study_versions ORDER BY nct_id")["raw"].to_list()]
+        records = [json.loads(record) for _, _, record in stored_records(m)]
     registry = registry_of(records)
     newer = copy.deepcopy(registry.records[bulk_ids[0]])
     newer["protocolSection"]["statusModule"]["lastUpdatePostDateStruct"]["date"] = "2099-01-01"

@@ -10,31 +10,45 @@ import threading
 import time
 
 import httpx
+import pyarrow
+import pyarrow.parquet
+import pytest
 import uvicorn
-from conftest import write_ndjson
+from conftest import nct, write_ndjson
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ctmirror import Mirror
+from ctmirror.core import record_files
+from ctmirror.core.errors import WarehouseError
 from ctmirror.core.record_files import DICTIONARY, OFFSETS, RECORDS, RecordFiles
 from ctmirror.core.warehouse import Warehouse
 from ctmirror.server import v2
 from ctmirror.server.no_delay import NoDelayH11Protocol
-from ingest.loader import load_paths, republish
+from ingest.loader import load_paths, rebuild, republish
 
 
-def stored(m: Mirror) -> list[tuple[str, str, int, bytes]]:
-    """Every version the state holds: (NCT ID, record file, record row, the record as study_versions keeps it)."""
-    rows = m.rows("SELECT v.nct_id, v.record_file, v.record_row, s.raw FROM study_version AS v "
+def stored(m: Mirror) -> list[tuple[str, str, int, int]]:
+    """Every version the state holds: (NCT ID, record file, record row, the record's size in study_versions)."""
+    rows = m.rows("SELECT v.nct_id, v.record_file, v.record_row, s.record_bytes FROM study_version AS v "
                   "JOIN study_versions AS s USING (nct_id, content_hash) ORDER BY v.version_no")
-    return [(r["nct_id"], r["record_file"], r["record_row"], r["raw"].encode("utf-8")) for r in rows]
+    return [(r["nct_id"], r["record_file"], r["record_row"], r["record_bytes"]) for r in rows]
 
 
-def test_each_versions_row_of_its_record_file_is_its_stored_record(sample_warehouse):
+def holds_records(segment) -> bool:
+    return "raw" in pyarrow.parquet.read_schema(segment.table_file("study_versions")).names
+
+
+def test_each_versions_row_of_its_record_file_is_its_record_kept_once(sample_warehouse, records_by_id):
     files = RecordFiles(sample_warehouse)
     with Mirror(sample_warehouse) as m:
         versions = stored(m)
+        assert "raw" not in {r["column_name"] for r in m.rows(
+            "SELECT column_name FROM duckdb_columns() WHERE table_name = 'study_versions'")}
     assert len(versions) == 2279 and len({row for _, _, row, _ in versions}) == 2279
-    assert all(files.read(file, row) == raw for _, file, row, raw in versions)
+    assert all(json.loads(files.read(file, row)) == records_by_id[nct_id] for nct_id, file, row, _ in versions)
+    assert all(size == len(files.read(file, row)) for _, file, row, size in versions)
+    segments = Warehouse(sample_warehouse).segments()
+    assert segments and not any(holds_records(s) for s in segments)  # the record file's copy is the only one
     assert (sample_warehouse / "segments" / Warehouse(sample_warehouse).generation / DICTIONARY).exists()
 
 
@@ -63,38 +77,54 @@ def single_studies(m: Mirror, nct_ids: list[str]) -> dict[str, bytes]:
     return {nct_id: v2.study_text(m, nct_id, {}, None)[1] for nct_id in nct_ids}
 
 
-def test_record_files_are_written_for_segments_without_them_and_answers_do_not_change(tmp_path, records):
+def test_record_files_are_written_then_the_records_dropped_from_study_versions(tmp_path, records):
     """The first segment (30 records, too few to train on) is written without a dictionary, the second with one;
-    both read back. Removed, they are the Parquet fallback's answers, and the next publish writes them again (the
-    first now with the dictionary)."""
+    both read back, and their study_versions keep no copy. A segment written before that (its records in
+    study_versions, no record_bytes) has them dropped by the next publish, rows and order as they were; one whose
+    record file is lost says to rebuild, which writes it again."""
     wh = Warehouse(tmp_path / "w")
     load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:30])])
     assert not (wh.segments_dir / DICTIONARY).exists()
     load_paths(wh, [write_ndjson(tmp_path / "b.ndjson", records[30:400])])
     assert (wh.segments_dir / DICTIONARY).exists() and len(wh.segments()) == 2
+    assert not any(holds_records(s) for s in wh.segments())
+    expected = {nct(r): r for r in records[:400]}
     with Mirror(wh.root) as m:
         versions = stored(m)
         ids = [nct_id for nct_id, *_ in versions]
-        expected = {nct_id: json.loads(raw) for nct_id, _, _, raw in versions}
-        answers = single_studies(m, ids)
+        assert {i: json.loads(a) for i, a in single_studies(m, ids).items()} == expected
         page, _ = v2.studies(m, {"query.cond": "cancer", "pageSize": "50"}, None)
-    files = RecordFiles(wh.root)
-    assert all(files.read(file, row) == raw for _, file, row, raw in versions)
-    assert {i: json.loads(a) for i, a in answers.items()} == expected
-    written = {segment.segment_id: (segment.path / RECORDS).read_bytes() for segment in wh.segments()}
+    assert {i: json.loads(RecordFiles(wh.root).read(f, row)) for i, f, row, _ in versions} == expected
+
+    first = wh.segments()[0]  # as an older ctmirror left it: the records kept, no sizes
+    rows = pyarrow.parquet.read_table(first.table_file("study_versions"))
+    texts = [RecordFiles(wh.root).read(f, row).decode() for _, f, row, _ in sorted(
+        (v for v in versions if v[1].startswith(str(first.path.relative_to(wh.root)))), key=lambda v: v[2])]
+    older = rows.drop_columns(["record_bytes"]).append_column("raw", pyarrow.array(texts))
+    pyarrow.parquet.write_table(older, first.table_file("study_versions"))
+    assert holds_records(first)
+    republish(wh)
+    assert not holds_records(first)
+    assert pyarrow.parquet.read_table(first.table_file("study_versions")).equals(rows)
+    with Mirror(wh.root) as m:
+        assert stored(m) == versions
+
     for segment in wh.segments():
         (segment.path / RECORDS).unlink()
         (segment.path / OFFSETS).unlink()
-    with Mirror(wh.root) as m:  # a new process's view: no record files, the Parquet files answer
-        v2._CURRENT.clear()
-        without = single_studies(m, ids)
-        assert {i: json.loads(a) for i, a in without.items()} == expected
-        assert v2.studies(m, {"query.cond": "cancer", "pageSize": "50"}, None)[0] == page
-    republish(wh)
-    assert all(RecordFiles(wh.root).read(file, row) == raw for _, file, row, raw in versions)
-    again = {segment.segment_id: (segment.path / RECORDS).read_bytes() for segment in wh.segments()}
-    assert again["000002"] == written["000002"]  # the same frames, with the same dictionary
-    assert len(again["000001"]) < len(written["000001"])  # now with the dictionary the first segment had not
+    v2._CURRENT.clear()
+    record_files._SHARED.clear()  # a new process's view: the files it had open are gone
+    with Mirror(wh.root) as m, pytest.raises(v2.V2Error, match="ctmirror rebuild"):
+        single_studies(m, ids[:1])
+    with pytest.raises(WarehouseError, match="lost its record file") as lost:
+        republish(wh)
+    assert "ctmirror rebuild" in str(lost.value.hint)
+    rebuild(wh)
+    v2._CURRENT.clear()
+    with Mirror(wh.root) as m:
+        assert {i: json.loads(a) for i, a in single_studies(m, ids).items()} == expected
+        assert v2.studies(m, {"query.cond": "cancer", "pageSize": "50"}, None)[0]["studies"] == page["studies"]
+    assert not any(holds_records(s) for s in wh.segments())
 
 
 def nagle_off_on_accepted_connections(protocol: type) -> bool:
@@ -131,11 +161,12 @@ def test_worker_processes_connections_send_without_waiting_for_acks():
     assert nagle_off_on_accepted_connections(NoDelayH11Protocol)
 
 
-def test_a_copied_warehouse_reads_its_own_record_files(sample_warehouse, tmp_path):
+def test_a_copied_warehouse_reads_its_own_record_files(sample_warehouse, tmp_path, records_by_id):
     first, second = tmp_path / "first", tmp_path / "second"
     shutil.copytree(sample_warehouse, first, symlinks=True)
     shutil.copytree(first, second, symlinks=True)
     shutil.rmtree(first)  # the copy must not read the files it was copied from
     with Mirror(second) as m:
         versions = stored(m)[:50]
-        assert all(RecordFiles(second).read(file, row) == raw for _, file, row, raw in versions)
+        assert all(json.loads(RecordFiles(second).read(file, row)) == records_by_id[nct_id]
+                   for nct_id, file, row, _ in versions)

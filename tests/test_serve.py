@@ -25,6 +25,7 @@ import uvicorn
 from conftest import fingerprint, write_ndjson
 
 from ctmirror import Mirror
+from ctmirror.core.record_files import RecordFiles
 from ctmirror.core.warehouse import Warehouse
 from ctmirror.registry import METHODS
 from ctmirror.server.app import Settings, create_app
@@ -226,9 +227,9 @@ def test_csv_pages(api):
 
 def test_single_studies_aliases_and_the_other_endpoints(api, m):
     response = api.get("/api/v2/studies/NCT00711542")
-    stored = m.rows("SELECT raw FROM study_versions JOIN study_version AS v USING (nct_id, content_hash) "
-                    "WHERE v.is_current AND nct_id = 'NCT00711542'")[0]["raw"]
-    assert response.content == stored.encode("utf-8")  # as received, from the segment's record file
+    shown = m.rows("SELECT record_file, record_row FROM study_version WHERE is_current AND nct_id = 'NCT00711542'")[0]
+    stored = RecordFiles(m.warehouse.root).read(shown["record_file"], shown["record_row"])
+    assert response.content == stored  # as stored, from the segment's record file
     assert response.headers["content-type"] == "application/json"
     record = response.json()
     assert record["protocolSection"]["identificationModule"]["nctId"] == "NCT00711542" and "derivedSection" in record

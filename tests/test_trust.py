@@ -17,6 +17,7 @@ from conftest import fingerprint, nct, write_ndjson
 
 from ctmirror import InvalidArgument, Mirror
 from ctmirror.core.errors import CtmirrorError, StateNotFound, WarehouseError
+from ctmirror.core.record_files import RecordFiles
 from ctmirror.core.warehouse import Warehouse
 from ingest.loader import load_paths, republish
 
@@ -79,6 +80,18 @@ def test_a_snapshot_answers_the_same_after_being_moved(tmp_path, small):
     with Mirror(tmp_path / "moved-snap") as m:
         assert m.sql("SELECT nct_id, overall_status FROM studies ORDER BY nct_id").to_dicts() == before
         assert m.as_of.isoformat() == "2015-01-01"
+    # its records, from its own record file: the warehouse's, byte for byte
+    snapshot_records, warehouse_records = stored_records(tmp_path / "moved-snap"), stored_records(small)
+    assert snapshot_records and None not in snapshot_records.values()
+    assert all(warehouse_records[version] == text for version, text in snapshot_records.items())
+
+
+def stored_records(root) -> dict[tuple[str, str], bytes | None]:
+    """Every version a warehouse or snapshot holds, by (NCT ID, content hash): its record as stored."""
+    with Mirror(root) as m:
+        rows = m.rows("SELECT nct_id, content_hash, record_file, record_row FROM study_version")
+    files = RecordFiles(root)
+    return {(r["nct_id"], r["content_hash"]): files.read(r["record_file"], r["record_row"]) for r in rows}
 
 
 # ---- read-only by construction -----------------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 """Each segment's study records, one zstd frame each, for reading one record without decompressing its neighbours.
 
-A segment's study_versions.parquet holds every version's record too (study_versions.raw, for SQL), but Parquet
-compresses a row group of 2,048 records as one block: reading one record costs tens of milliseconds. Beside it,
-publish writes (ingest/publish.py):
+A segment's study_versions.parquet holds its records (study_versions.raw) until the first publish that reads it,
+which writes them here and then drops them from the Parquet file, where a row group of 2,048 records is one
+compressed block (reading one record cost tens of milliseconds). Publish writes (ingest/publish.py):
 
     segments/gNNNN/records.dict         a zstd dictionary trained once per generation on its first records (frames
                                         written before it existed name none)
@@ -12,7 +12,7 @@ publish writes (ingest/publish.py):
 
 so a record is one pread and one small decompression (about 10 microseconds). With the dictionary, a frame per
 record compresses as well as Parquet's row groups. The offsets file is written last, by rename: a segment without
-it has no record file yet (publish writes it; a reader falls back to the Parquet file).
+it has no record file yet (publish writes it; a snapshot's records are in its own, tables/records.zst).
 """
 
 from __future__ import annotations

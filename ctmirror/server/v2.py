@@ -24,8 +24,10 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import duckdb
+
 from ctmirror.answers import PARAMETER, execute_prepared, forget_plans
-from ctmirror.core.record_files import record_files_of
+from ctmirror.core.record_files import RECORDS, record_files_of
 from ctmirror.core.sqlfiles import read_sql, sql_literal
 from ctmirror.core.words import search_norm
 from ctmirror.server import essie
@@ -516,8 +518,8 @@ def stored_records(mirror: Mirror, shown: list[dict[str, Any]], as_of: date | No
 
 def stored_texts(mirror: Mirror, shown: list[dict[str, Any]]) -> list[bytes | str]:
     """The records of the rows shown as received (JSON text), in their order: each from its segment's record file
-    (study_version.record_file and record_row); where there is none (a snapshot's versions), from the Parquet file
-    holding it, by literal NCT IDs, so a lookup reads a row group or two, not every segment."""
+    (study_version.record_file and record_row); where there is none (a snapshot an older ctmirror made), from the
+    Parquet file holding it, by literal NCT IDs, so a lookup reads a row group or two, not every segment."""
     files = record_files_of(mirror.warehouse.root)
     texts: list[bytes | str | None] = [files.read(row["record_file"], row["record_row"]) for row in shown]
     raw: dict[tuple[str, str], str] = {}
@@ -532,7 +534,11 @@ def stored_texts(mirror: Mirror, shown: list[dict[str, Any]]) -> list[bytes | st
         path = sql_literal(str(mirror.warehouse.root.resolve() / file))
         query = (read_sql("serve/records.sql").replace("{file}", path)
                  .replace("{nct_ids}", ", ".join(sql_literal(i) for i in sorted(ids))))
-        raw.update({(n, h): text for n, h, text in mirror.con.execute(query).fetchall()})
+        try:
+            raw.update({(n, h): text for n, h, text in mirror.con.execute(query).fetchall()})
+        except duckdb.BinderException as exc:  # a segment keeps its records in its record file alone
+            raise V2Error(f"{Path(file).parent} has lost its record file ({RECORDS}): run `ctmirror rebuild`, "
+                          f"which writes it again from raw/", status=500) from exc
     return [raw[(row["nct_id"], row["content_hash"])] if text is None else text for row, text in zip(shown, texts)]
 
 

@@ -153,7 +153,7 @@ COMMENT ON COLUMN nct_aliases.content_hash IS 'version';
 COMMENT ON COLUMN nct_aliases.ordinal IS '1-based position';
 COMMENT ON COLUMN nct_aliases.alias_nct_id IS 'the alias (an NCT ID that was merged into this study)';
 
-COMMENT ON VIEW study_versions IS 'One row per distinct version of a study ever seen, current or not, with its raw JSON.';
+COMMENT ON VIEW study_versions IS 'One row per distinct version of a study ever seen, current or not. The record itself (the JSON as received) is in the segment''s record file (records.zst), served by ctmirror serve''s /api/v2/studies/{id}.';
 COMMENT ON COLUMN study_versions.nct_id IS 'study';
 COMMENT ON COLUMN study_versions.content_hash IS 'md5 of the canonical JSON (whitespace-free, as DuckDB serialises it)';
 COMMENT ON COLUMN study_versions.last_update_post_date IS 'the registry''s last update posted date of this version';
@@ -164,7 +164,7 @@ COMMENT ON COLUMN study_versions.source IS 'file, sample, api, bulk, history or 
 COMMENT ON COLUMN study_versions.source_date IS 'the date of the source''s data, where the source dates it: an AACT dump''s date (NULL for other sources)';
 COMMENT ON COLUMN study_versions.receipt_id IS 'the raw/ receipt it came in (raw/manifest.ndjson)';
 COMMENT ON COLUMN study_versions.locator IS 'where in the receipt: ''line 17'', ''studies[3]'', ''member NCT01234567.json''';
-COMMENT ON COLUMN study_versions.raw IS 'the study record as JSON';
+COMMENT ON COLUMN study_versions.record_bytes IS 'the size of the record as received (UTF-8 JSON), in bytes';
 
 COMMENT ON VIEW quarantine IS 'One row per record that could not be loaded, with the reason; the rest of its file loaded.';
 COMMENT ON COLUMN quarantine.receipt_id IS 'the raw/ receipt it came in';

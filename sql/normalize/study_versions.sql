@@ -1,4 +1,6 @@
--- study_versions: one row per distinct version of a study ever seen, with its raw JSON.
+-- study_versions: one row per distinct version of a study ever seen, with its raw JSON until the first publish
+-- that reads the segment has written it to the segment's record file (records.zst) and dropped it from here
+-- (publish/without_records.sql): a segment holds each record once. record_bytes: the record's size.
 -- key: nct_id, content_hash
 SELECT
     nct_id,
@@ -11,5 +13,6 @@ SELECT
     source_date,
     receipt_id,
     locator,
-    raw
+    raw,
+    strlen(raw) AS record_bytes
 FROM new_versions
