@@ -23,7 +23,7 @@ from ctmirror.core.errors import InvalidArgument, WarehouseError
 from ctmirror.core.raw_store import utc_now
 from ctmirror.core.record_files import DICTIONARY, OFFSETS, RECORDS, record_files_of, write_record_file
 from ctmirror.core.sqlfiles import read_sql
-from ctmirror.core.warehouse import State, Warehouse, atomic_write_text
+from ctmirror.core.warehouse import State, Warehouse, atomic_write_bytes, atomic_write_text
 from ingest.catalog import build_catalog
 from ingest.normalize import normalised_tables
 from ingest.publish import HISTORY_TABLES, check_segments, holding_records, load_all_versions, write_ordered
@@ -64,9 +64,10 @@ def _write_records(con, work: Path, segments: list, root: Path) -> None:
     in the order of its study_versions, read from the segments' record files: it stands alone, as a published
     warehouse does, and the same records make the same bytes."""
     tables = work / "tables"
-    dictionary = segments[0].path.parent / DICTIONARY if segments else None
-    if dictionary is not None and dictionary.exists():
-        shutil.copyfile(dictionary, work / DICTIONARY)
+    generation_dictionary = segments[0].path.parent / DICTIONARY if segments else None
+    dictionary = generation_dictionary.read_bytes() if generation_dictionary and generation_dictionary.exists() else b""
+    if dictionary:
+        atomic_write_bytes(work / DICTIONARY, dictionary)
     files = record_files_of(root)
     cursor = con.execute(read_sql("asof/record_sources.sql"), {
         "snapshot_file": str(tables / "study_versions.parquet"),
@@ -77,11 +78,11 @@ def _write_records(con, work: Path, segments: list, root: Path) -> None:
             for path, row in batch:
                 text = files.read(os.path.relpath(path, root), row)
                 if text is None:
-                    raise WarehouseError(f"{os.path.dirname(path)} has no record file ({RECORDS})",
-                                         hint="run `ctmirror republish`: it writes the record files")
+                    raise WarehouseError(f"{os.path.dirname(path)} has lost its record file ({RECORDS})",
+                                         hint="run `ctmirror rebuild`: it renormalises every record from raw/")
                 yield text
 
-    write_record_file(tables, records(), (work / DICTIONARY).read_bytes() if (work / DICTIONARY).exists() else b"")
+    write_record_file(tables, records(), dictionary)
 
 
 def _write(work: Path, segments: list, cutoff: date, state: State, root: Path) -> dict:
