@@ -172,7 +172,7 @@ class Normalizer:
         if problem:
             batch.reject(receipt, candidate.locator, nct_id, problem, candidate.text_for_quarantine())
         else:
-            batch.stage(receipt, candidate.locator, candidate.data)
+            batch.stage(receipt, candidate.locator, candidate.data, candidate.member)
 
     def _write_table(self, write: tuple[str, dict | None, Path]) -> Path:
         """One table of the segment. Each runs on a cursor of its own: a batch's tables hold one row group, which
@@ -324,8 +324,10 @@ class _Batch:
         self.problems: list[str] = []
         self.end: dict | None = None
 
-    def stage(self, receipt: Receipt, locator: str, data: bytes) -> None:
-        head = f'{{"o":{self.staged},"r":{receipt.receipt_id},"l":{json.dumps(locator)},"s":'.encode()
+    def stage(self, receipt: Receipt, locator: str, data: bytes,
+              member: tuple[int, int, int, int, int] | None = None) -> None:
+        where = f'"m":[{",".join(map(str, member))}],' if member else ""
+        head = f'{{"o":{self.staged},"r":{receipt.receipt_id},"l":{json.dumps(locator)},{where}"s":'.encode()
         self._staging.write(head + data + b"}\n")
         line_bytes = len(head) + len(data) + 2
         self.staged += 1

@@ -16,11 +16,13 @@ import pyarrow.parquet
 
 from ctmirror.core.duck import all_cores, new_connection, quiet, side_by_side, write_parquet, writer_lanes
 from ctmirror.core.errors import WarehouseError
-from ctmirror.core.raw_store import fsync_dir, utc_now
+from ctmirror.core.raw_store import RawStore, fsync_dir, utc_now
 from ctmirror.core.record_files import (
     DICTIONARY,
     DICTIONARY_SAMPLES,
     RECORDS,
+    RawMember,
+    RawMembers,
     has_record_file,
     train_dictionary,
     write_record_file,
@@ -84,7 +86,7 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
     segments = warehouse.segments()
     check_segments(segments)
     state_id, path = warehouse.new_state_dir()
-    write_record_files(segments, on_phase=phase, state_id=state_id)
+    write_record_files(warehouse, segments, on_phase=phase, state_id=state_id)
     drop_stored_records(con, segments, on_phase=phase, state_id=state_id)
     phase(f"publishing state {state_id}: reading every version of {_plural(len(segments), 'segment')}")
     with all_cores(con), ThreadPoolExecutor(max_workers=1, thread_name_prefix="ctmirror-copy") as copier:
@@ -265,18 +267,23 @@ def _write_table(path: Path, table: str, relation) -> Path:
     return target
 
 
-def write_record_files(segments: list[Segment], *, on_phase: Callable[[str], None], state_id: str) -> None:
+def write_record_files(warehouse: Warehouse, segments: list[Segment], *, on_phase: Callable[[str], None],
+                       state_id: str) -> None:
     """The record file of every segment that has none yet (ctmirror/core/record_files.py): new segments, or all of
-    them once after an upgrade or a rebuild. The generation's dictionary is trained first, on its first records."""
+    them once after an upgrade or a rebuild. The generation's dictionary is trained first, on its first records.
+    A record that is a whole member of a zip in raw/ is referred to there, not compressed again."""
     missing = [s for s in segments if not has_record_file(s.path)]
     if not missing:
         return
+    blobs = {r.receipt_id: f"raw/{r.blob}" for r in RawStore(warehouse.root).receipts()}
+    members = RawMembers(warehouse.root)
     on_phase(f"publishing state {state_id}: record files of {_plural(len(missing), 'segment')}")
     dictionary_file = missing[0].path.parent / DICTIONARY
     if not dictionary_file.exists():
         samples: list[bytes] = []
         for segment in missing:
-            samples.extend(bytes(r) for r in _records_of(segment, limit=DICTIONARY_SAMPLES - len(samples)))
+            samples.extend(members.read(r) if isinstance(r, RawMember) else bytes(r)
+                           for r in _records_of(segment, blobs, limit=DICTIONARY_SAMPLES - len(samples)))
             if len(samples) >= DICTIONARY_SAMPLES:
                 break
         trained = train_dictionary(samples)
@@ -284,7 +291,8 @@ def write_record_files(segments: list[Segment], *, on_phase: Callable[[str], Non
             atomic_write_bytes(dictionary_file, trained)
     dictionary = dictionary_file.read_bytes() if dictionary_file.exists() else b""
     with ThreadPoolExecutor(max_workers=writer_lanes(), thread_name_prefix="ctmirror-records") as pool:
-        list(pool.map(lambda segment: write_record_file(segment.path, _records_of(segment), dictionary), missing))
+        list(pool.map(lambda segment: write_record_file(segment.path, _records_of(segment, blobs), dictionary),
+                      missing))
         crash_point("record_files_written")
 
 
@@ -317,24 +325,33 @@ def holding_records(segments: list[Segment]) -> list[Segment]:
     return [s for s in segments if "raw" in pyarrow.parquet.read_schema(s.table_file("study_versions")).names]
 
 
-def _records_of(segment: Segment, limit: int | None = None):
+def _records_of(segment: Segment, blobs: dict[int, str], limit: int | None = None):
     """The records of a segment's study_versions.parquet, in file order, as memoryviews of Arrow's buffers (one
-    record batch at a time: bounded memory, and no copy into Python strings)."""
+    record batch at a time: bounded memory, and no copy into Python strings); a record that is a whole zip member
+    (not in the file) as a RawMember of its receipt's blob (`blobs`: each receipt's, from the warehouse root)."""
     file = pyarrow.parquet.ParquetFile(segment.table_file("study_versions"))
     if "raw" not in file.schema_arrow.names:  # dropped once its record file held them, which is now gone
         raise WarehouseError(f"segment {segment.segment_id} has lost its record file ({RECORDS})",
                              hint="run `ctmirror rebuild`: it renormalises every record from raw/")
     left = file.metadata.num_rows if limit is None else limit
-    for batch in file.iter_batches(batch_size=256, columns=["raw"], use_threads=False):
+    in_zips = "raw_member" in file.schema_arrow.names
+    columns = ["raw", "raw_member", "receipt_id"] if in_zips else ["raw"]
+    for batch in file.iter_batches(batch_size=256, columns=columns, use_threads=False):
         texts = batch.column(0)
-        if texts.null_count:
+        members = batch.column(1).to_pylist() if in_zips else [None] * len(texts)
+        receipts = batch.column(2).to_pylist() if in_zips else None
+        nulls = texts.is_null().to_pylist() if texts.null_count else []
+        if any(null and member is None for null, member in zip(nulls, members)):
             raise WarehouseError(f"segment {segment.segment_id}: a version without its record",
                                  hint="run `ctmirror rebuild`: it renormalises every record from raw/")
         width = "q" if pyarrow.types.is_large_string(texts.type) else "i"
         offsets = memoryview(texts.buffers()[1]).cast("B").cast(width)[texts.offset:texts.offset + len(texts) + 1]
-        data = memoryview(texts.buffers()[2])
+        data = memoryview(texts.buffers()[2] or b"")
         for i in range(min(len(texts), left)):
-            yield data[offsets[i]:offsets[i + 1]]
+            if members[i]:
+                yield RawMember(blobs[receipts[i]], *members[i])  # type: ignore[index]
+            else:
+                yield data[offsets[i]:offsets[i + 1]]
         left -= min(len(texts), left)
         if left <= 0:
             return

@@ -58,6 +58,9 @@ class Candidate:
     problem: str | None = None  # known bad before validation (empty file, not UTF-8, ...)
     raw_text: str | None = None  # what was there, for quarantine, when `data` is None
     nct_id: str | None = None  # the study it was, when known without parsing (an AACT row names it)
+    # where `data` lies, byte for byte, in a zip kept as received: (local header offset, compressed size, size,
+    # CRC-32, compression method) of the member, so the warehouse reads the record from raw/ rather than keep it twice
+    member: tuple[int, int, int, int, int] | None = None
 
     def text_for_quarantine(self) -> str:
         if self.raw_text is not None:
@@ -125,8 +128,8 @@ def _zip_candidates(path: Path) -> Iterator[Candidate]:
         yield Candidate("file", problem=f"not a readable zip archive: {exc}", raw_text="")
         return
     with archive:
-        members = sorted(m for m in archive.namelist() if not m.endswith("/"))
-        if any(Path(m).name == "studies.txt" for m in members):  # an AACT dump, not JSON files
+        members = sorted((m for m in archive.infolist() if not m.is_dir()), key=lambda m: m.filename)
+        if any(Path(m.filename).name == "studies.txt" for m in members):  # an AACT dump, not JSON files
             from ingest.aact import dump_candidates
 
             yield from dump_candidates(path)
@@ -137,10 +140,15 @@ def _zip_candidates(path: Path) -> Iterator[Candidate]:
             try:
                 data = archive.read(member)
             except (zipfile.BadZipFile, OSError, EOFError) as exc:
-                yield Candidate(f"member {member}", problem=f"unreadable zip member: {exc}", raw_text="")
+                yield Candidate(f"member {member.filename}", problem=f"unreadable zip member: {exc}", raw_text="")
                 continue
             # A bulk member is one study document: no line-by-line probing, one candidate.
-            yield from _document_candidates(data, f"member {member}")
+            candidates = list(_document_candidates(data, f"member {member.filename}"))
+            if (len(candidates) == 1 and candidates[0].data == data
+                    and member.compress_type in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)):
+                candidates[0].member = (member.header_offset, member.compress_size, member.file_size, member.CRC,
+                                        member.compress_type)
+            yield from candidates
 
 
 def _stream_candidates(stream: BinaryIO) -> Iterator[Candidate]:

@@ -4,10 +4,15 @@ study_versions.parquet, for the server's single-record reads; and the server's l
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
+import struct
 import threading
 import time
+import zipfile
+from datetime import date
+from pathlib import Path
 
 import httpx
 import pyarrow
@@ -20,11 +25,14 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from ctmirror import Mirror
 from ctmirror.core import record_files
 from ctmirror.core.errors import WarehouseError
-from ctmirror.core.record_files import DICTIONARY, OFFSETS, RECORDS, RecordFiles
+from ctmirror.core.record_files import DICTIONARY, OFFSETS, RECORDS, RawMember, RecordFiles
 from ctmirror.core.warehouse import Warehouse
 from ctmirror.server import v2
 from ctmirror.server.no_delay import NoDelayH11Protocol
 from ingest.loader import load_paths, rebuild, republish
+from ingest.snapshot import build_snapshot
+
+BULK_ZIP = Path(__file__).parent / "data" / "bulk" / "ctg-studies-erectile-dysfunction.json.zip"
 
 
 def stored(m: Mirror) -> list[tuple[str, str, int, int]]:
@@ -170,3 +178,70 @@ def test_a_copied_warehouse_reads_its_own_record_files(sample_warehouse, tmp_pat
         versions = stored(m)[:50]
         assert all(json.loads(RecordFiles(second).read(file, row)) == records_by_id[nct_id]
                    for nct_id, file, row, _ in versions)
+
+
+def frames_of(folder: Path) -> list[bytes]:
+    """The frames of a record file, in row order."""
+    data, offsets = (folder / RECORDS).read_bytes(), (folder / OFFSETS).read_bytes()
+    ends = struct.unpack(f"<{len(offsets) // 8}Q", offsets)
+    return [data[start:end] for start, end in zip(ends, ends[1:])]
+
+
+def test_records_received_as_zip_members_are_read_from_raw(tmp_path):
+    """A bulk zip's records are not stored again beside raw/: the record file names each member where it lies in
+    the zip raw/ keeps, and the record reads back as the member, byte for byte (also through the server's lookup).
+    A member that is not the record as it stands (pretty-printed) is compressed into the record file as before;
+    a stored (uncompressed) member is referred to too. A snapshot holds every record itself, so it reads them
+    with the warehouse gone; a damaged zip in raw/ says what to do."""
+    with zipfile.ZipFile(BULK_ZIP) as bulk:
+        members = {info.filename: bulk.read(info) for info in bulk.infolist()}
+    names = sorted(members)
+    pretty, plain = names[0], names[1]
+    received = tmp_path / "bulk.zip"
+    with zipfile.ZipFile(received, "w") as archive:
+        for name in names:
+            data = json.dumps(json.loads(members[name]), indent=2).encode() if name == pretty else members[name]
+            archive.writestr(name, data, compress_type=zipfile.ZIP_STORED if name == plain else zipfile.ZIP_DEFLATED)
+    wh = Warehouse(tmp_path / "w")
+    load_paths(wh, [received])
+    (segment,) = wh.segments()
+    references = [RawMember.of_frame(frame) for frame in frames_of(segment.path)]
+    assert len(references) == len(names) and sum(r is None for r in references) == 1
+    assert {r.method for r in references if r} == {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED}
+    assert (segment.path / RECORDS).stat().st_size < 200 * len(names)  # the records themselves are not here
+    with Mirror(wh.root) as m:
+        versions = stored(m)
+        texts = single_studies(m, [nct_id for nct_id, *_ in versions])
+    by_id = {name.removesuffix(".json"): data for name, data in members.items()}
+    assert len(texts) == len(names)
+    assert all(text == by_id[nct_id] for nct_id, text in texts.items() if f"{nct_id}.json" != pretty)
+    assert json.loads(texts[pretty.removesuffix(".json")]) == json.loads(by_id[pretty.removesuffix(".json")])
+    assert all(size == len(texts[nct_id]) for nct_id, _, _, size in versions)
+
+    snapshot = tmp_path / "snapshot"
+    build_snapshot(wh, date(2100, 1, 1), snapshot)
+    assert not any(RawMember.of_frame(frame) for frame in frames_of(snapshot / "tables"))
+    os.rename(wh.root, tmp_path / "elsewhere")  # the snapshot must not read the warehouse's raw/
+    assert {nct_id: json.loads(text) for nct_id, text in stored_records_of(snapshot).items()} == {
+        nct_id: json.loads(text) for nct_id, text in texts.items()}
+
+    root = tmp_path / "elsewhere"
+    reference = next(r for r in references if r and r.method == zipfile.ZIP_DEFLATED)
+    blob = root / reference.blob
+    damaged = bytearray(blob.read_bytes())
+    name_length, extra_length = struct.unpack_from("<HH", damaged, reference.header_offset + 26)
+    damaged[reference.header_offset + 30 + name_length + extra_length + 20] ^= 0xFF
+    os.chmod(blob, 0o644)
+    blob.write_bytes(bytes(damaged))
+    record_files._SHARED.clear()
+    with pytest.raises(WarehouseError, match="is damaged") as read:
+        for nct_id, file, row, _ in versions:
+            RecordFiles(root).read(file, row)
+    assert "sync --from-bulk" in str(read.value.hint)
+
+
+def stored_records_of(root: Path) -> dict[str, bytes | None]:
+    with Mirror(root) as m:
+        rows = m.rows("SELECT nct_id, record_file, record_row FROM study_version")
+    files = RecordFiles(root)
+    return {r["nct_id"]: files.read(r["record_file"], r["record_row"]) for r in rows}

@@ -13,6 +13,10 @@ compressed block (reading one record cost tens of milliseconds). Publish writes 
 so a record is one pread and one small decompression (about 10 microseconds). With the dictionary, a frame per
 record compresses as well as Parquet's row groups. The offsets file is written last, by rename: a segment without
 it has no record file yet (publish writes it; a snapshot's records are in its own, tables/records.zst).
+
+A record received as a whole member of a zip (the bulk json.zip, kept as received in raw/) is not stored again:
+its frame is a zstd skippable frame (RawMember) naming the zip in raw/ and where the member lies in it, and is
+read from raw/ itself (one pread of the member and one inflate), so a bootstrap's records are on disk once.
 """
 
 from __future__ import annotations
@@ -21,10 +25,14 @@ import mmap
 import os
 import struct
 import threading
+import zlib
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import zstandard
+
+from ctmirror.core.errors import WarehouseError
 
 RECORDS = "records.zst"
 OFFSETS = "records.offsets"
@@ -33,6 +41,39 @@ DICTIONARY_BYTES = 112 << 10
 DICTIONARY_SAMPLES = 500
 LEVEL = 3
 _OFFSET = struct.Struct("<Q")
+
+
+# A zstd skippable frame (magic 0x184D2A50..5F, then its length): records.zst stays a stream of zstd frames.
+_SKIPPABLE = struct.Struct("<II")
+RAW_MEMBER_MAGIC = 0x184D2A5E
+_MEMBER = struct.Struct("<QQQIH")  # local header offset, compressed size, size, CRC-32, compression method
+_LOCAL_HEADER = struct.Struct("<4s22xHH")  # signature, then the name's and the extra field's lengths
+ZIP_STORED, ZIP_DEFLATED = 0, 8
+
+
+@dataclass(frozen=True, slots=True)
+class RawMember:
+    """A record that is, byte for byte, a member of a zip kept in raw/: `blob` (relative to the warehouse root)
+    and the member as the zip's central directory gives it."""
+
+    blob: str
+    header_offset: int
+    compressed_size: int
+    size: int
+    crc: int
+    method: int
+
+    def frame(self) -> bytes:
+        data = _MEMBER.pack(self.header_offset, self.compressed_size, self.size, self.crc, self.method)
+        data += self.blob.encode("utf-8")
+        return _SKIPPABLE.pack(RAW_MEMBER_MAGIC, len(data)) + data
+
+    @classmethod
+    def of_frame(cls, frame: bytes) -> RawMember | None:
+        if len(frame) < _SKIPPABLE.size or _SKIPPABLE.unpack_from(frame)[0] != RAW_MEMBER_MAGIC:
+            return None
+        fields = _MEMBER.unpack_from(frame, _SKIPPABLE.size)
+        return cls(frame[_SKIPPABLE.size + _MEMBER.size:].decode("utf-8"), *fields)
 
 
 def train_dictionary(samples: list[bytes]) -> bytes:
@@ -45,16 +86,17 @@ def train_dictionary(samples: list[bytes]) -> bytes:
         return b""
 
 
-def write_record_file(folder: Path, records: Iterable[bytes], dictionary: bytes) -> int:
-    """records.zst and records.offsets in `folder`, from the records in file order; the number written. Both are
-    written under temporary names and made durable, the offsets renamed into place last."""
+def write_record_file(folder: Path, records: Iterable[bytes | memoryview | RawMember], dictionary: bytes) -> int:
+    """records.zst and records.offsets in `folder`, from the records in file order (a RawMember: a reference to
+    raw/ in its place); the number written. Both are written under temporary names and made durable, the offsets
+    renamed into place last."""
     trained = zstandard.ZstdCompressionDict(dictionary) if dictionary else None
     compressor = zstandard.ZstdCompressor(level=LEVEL, dict_data=trained, write_content_size=True)
     offsets = [0]
     records_tmp, offsets_tmp = folder / f".tmp-{RECORDS}", folder / f".tmp-{OFFSETS}"
     with open(records_tmp, "wb") as out:
         for record in records:
-            frame = compressor.compress(record)
+            frame = record.frame() if isinstance(record, RawMember) else compressor.compress(record)
             out.write(frame)
             offsets.append(offsets[-1] + len(frame))
         out.flush()
@@ -73,7 +115,8 @@ def has_record_file(folder: Path) -> bool:
 
 
 class _OpenRecordFile:
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, raw_members: RawMembers) -> None:
+        self.raw_members = raw_members
         with open(folder / OFFSETS, "rb") as f:
             self.offsets = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if os.fstat(f.fileno()).st_size else b""
         self.count = len(self.offsets) // 8 - 1
@@ -86,6 +129,9 @@ class _OpenRecordFile:
             raise IndexError(f"record {row} of a record file of {self.count}")
         start, end = _OFFSET.unpack_from(self.offsets, row * 8)[0], _OFFSET.unpack_from(self.offsets, row * 8 + 8)[0]
         frame = os.pread(self.fd, end - start, start)
+        member = RawMember.of_frame(frame)
+        if member is not None:
+            return self.raw_members.read(member)
         # frames written before the generation had a dictionary say so (dictionary ID 0)
         dict_data = self.dict_data if zstandard.get_frame_parameters(frame).dict_id else None
         cache = decompressors.__dict__.setdefault("by_dictionary", {})
@@ -95,6 +141,53 @@ class _OpenRecordFile:
         return decompressor.decompress(frame)
 
 
+class RawMembers:
+    """Reads records that are members of zips in raw/ (RawMember), each zip opened once."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._fds: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def _fd(self, blob: str) -> int:
+        fd = self._fds.get(blob)
+        if fd is None:
+            path = (self.root / blob).resolve()
+            if not blob.startswith("raw/objects/") or ".." in Path(blob).parts:
+                raise WarehouseError(f"a record file names {blob!r}, which is not in raw/objects",
+                                     hint="run `ctmirror rebuild`: it renormalises every record from raw/")
+            with self._lock:
+                fd = self._fds.get(blob)
+                if fd is None:
+                    try:
+                        fd = self._fds[blob] = os.open(path, os.O_RDONLY)
+                    except FileNotFoundError:
+                        raise WarehouseError(f"{blob}, which holds records of the warehouse, is missing",
+                                             hint="restore raw/ from a backup, or receive the bulk file again "
+                                                  "(`ctmirror sync --from-bulk`) and run `ctmirror rebuild`") from None
+        return fd
+
+    def read(self, member: RawMember) -> bytes:
+        fd = self._fd(member.blob)
+        header = os.pread(fd, _LOCAL_HEADER.size, member.header_offset)
+        signature, name_length, extra_length = _LOCAL_HEADER.unpack(header) if len(header) == _LOCAL_HEADER.size \
+            else (b"", 0, 0)
+        data = b""
+        if signature == b"PK\x03\x04":
+            start = member.header_offset + _LOCAL_HEADER.size + name_length + extra_length
+            data = os.pread(fd, member.compressed_size, start)
+            try:
+                data = zlib.decompress(data, -15) if member.method == ZIP_DEFLATED else data
+            except zlib.error:
+                data = b""
+        if len(data) != member.size or zlib.crc32(data) != member.crc:
+            raise WarehouseError(f"{member.blob} is damaged: its member at byte {member.header_offset} is not the "
+                                 "record the warehouse read from it",
+                                 hint="restore raw/ from a backup, or receive the bulk file again "
+                                      "(`ctmirror sync --from-bulk`) and run `ctmirror rebuild`")
+        return data
+
+
 class RecordFiles:
     """Reads single records from segments' record files; shared by every thread of a process (files are opened
     once each; segments never change once written)."""
@@ -102,6 +195,7 @@ class RecordFiles:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         self._open: dict[str, _OpenRecordFile | None] = {}
+        self._raw_members = RawMembers(self.root)
         self._lock = threading.Lock()
         self._decompressors = threading.local()
 
@@ -112,7 +206,8 @@ class RecordFiles:
         with self._lock:
             if segment_folder not in self._open:
                 folder = self.root / segment_folder
-                self._open[segment_folder] = _OpenRecordFile(folder) if has_record_file(folder) else None
+                self._open[segment_folder] = (_OpenRecordFile(folder, self._raw_members) if has_record_file(folder)
+                                                  else None)
             return self._open[segment_folder]
 
     def read(self, record_file: str, row: int) -> bytes | None:

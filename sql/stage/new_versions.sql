@@ -15,6 +15,7 @@ SELECT
     p.receipt_id,
     p.locator,
     p.raw,
+    p.raw_member,
     p.content_hash,
     p.d,
     p.d.protocolSection.identificationModule.nctId AS nct_id,
