@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from collections.abc import Callable
 from datetime import date
-from functools import cache, partial
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -16,6 +14,7 @@ import polars as pl
 
 from ctmirror import arguments
 from ctmirror.answers import answer, make_argument_tables, rows_of
+from ctmirror.core.duck import record_pandas_absent
 from ctmirror.core.errors import InvalidArgument, StateNotFound, WarehouseError
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.warehouse import CATALOG_FORMAT, State, Warehouse
@@ -24,16 +23,6 @@ from ctmirror.readonly import check_query, engine_error, open_reader, query_erro
 from ctmirror.registry import METHODS, Method
 
 Answer = TypeVar("Answer")
-
-
-@cache
-def _record_pandas_absent() -> None:
-    """DuckDB's Python API tries `import pandas` several times on every query with parameters (a parameter
-    might be a DataFrame). Without pandas each try searches all of sys.path again, a noticeable part of a method
-    call; marked absent in sys.modules, a try fails at once. Nothing changes where pandas is installed. Run once,
-    when the first Mirror opens, rather than on import."""
-    if "pandas" not in sys.modules and importlib.util.find_spec("pandas") is None:
-        sys.modules["pandas"] = None  # type: ignore[assignment]
 
 
 class Mirror(Methods):
@@ -45,7 +34,7 @@ class Mirror(Methods):
 
     def __init__(self, warehouse: str | Path | None = None, *, state: str | None = None,
                  as_of: date | str | None = None, threads: int | None = None) -> None:
-        _record_pandas_absent()
+        record_pandas_absent()
         self.warehouse = Warehouse(warehouse)
         self._pinned: dict[object, Mirror] = {}
         self._collecting: list[tuple[Mirror, Method, dict[str, Any]]] | None = None

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import copy
 import gzip
+import importlib.util
 import json
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -15,6 +18,8 @@ from conftest import DATA, nct, write_ndjson
 from ctmirror import Mirror
 from ctmirror.core.warehouse import Warehouse
 from ingest.loader import load_paths, sample_path
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_sample_loads_one_current_row_per_study_and_drops_nothing(sample_warehouse, records):
@@ -261,3 +266,30 @@ def test_a_writer_publishes_on_its_own_duckdb_and_gets_it_back_as_it_was(tmp_pat
             normalizer.close()
     with Mirror(wh.root) as m:
         assert m.sql("SELECT count(*) AS n FROM trial_card WHERE is_current")["n"][0] == 40
+
+
+PANDAS_LOOKUPS = """
+import importlib.abc, sys
+from ctmirror.core.duck import new_connection
+
+class Count(importlib.abc.MetaPathFinder):
+    searches = 0
+
+    def find_spec(self, name, path, target=None):
+        Count.searches += name == "pandas"
+
+sys.meta_path.insert(0, Count())
+con = new_connection()
+con.execute("SELECT len(?)", [[f"NCT{n:08d}" for n in range(2000)]]).fetchall()
+print(Count.searches)
+"""
+
+
+def test_a_writers_parameters_do_not_search_for_pandas():
+    """DuckDB looks for pandas for every value it binds; where pandas is not installed, a writer's connection
+    records that once, so binding a night's 2,000 NCT IDs searches sys.path for it no more (it did 4,000 times)."""
+    if importlib.util.find_spec("pandas") is not None:
+        pytest.skip("pandas is installed here: DuckDB finds it at once")
+    done = subprocess.run([sys.executable, "-c", PANDAS_LOOKUPS], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) <= 1
