@@ -11,6 +11,7 @@ from contextlib import closing
 from pathlib import Path
 
 import duckdb
+import polars
 import pyarrow
 import pyarrow.parquet
 
@@ -114,10 +115,16 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
                 copies[table] = ("publish/current_rows.sql", filtered or segments)
         index_inputs = {t: [s.table_file(t) for s in segments] for t in INDEX_INPUT_TABLES}
 
+        current_keys = (polars.from_arrow(con.execute(read_sql("publish/current_version_keys.sql")).to_arrow_table())
+                        if any(query == "publish/current_rows.sql" for query, _ in copies.values()) else None)
+
         def write_current(table: str) -> Path:
             # on a cursor each, side by side (see writer_lanes)
             query, sources = copies[table]
             target = _current_rows_file(path, table)
+            files = [s.table_file(table) for s in sources]
+            if current_keys is not None and query == "publish/current_rows.sql" and _one_schema(files):
+                return _write_current_rows(files, current_keys, target)
             cursor = quiet(con.cursor())
             try:  # in the files' order (publish/current_rows.sql says why)
                 write_parquet(cursor, read_sql(query), {"files": [str(s.table_file(table)) for s in sources]}, target)
@@ -258,6 +265,22 @@ def _current_rows_file(path: Path, table: str, make: bool = True) -> Path:
     target = path / "tables" / table / CURRENT_ROWS_FILE
     if make:
         target.parent.mkdir(exist_ok=True)
+    return target
+
+
+def _one_schema(files: list[Path]) -> bool:
+    """Whether the files' columns are the same (an older segment's may lack one: DuckDB's union_by_name then
+    lines them up)."""
+    return len({tuple(pyarrow.parquet.read_schema(f)) for f in files}) == 1
+
+
+def _write_current_rows(files: list[Path], current_keys: polars.DataFrame, target: Path) -> Path:
+    """publish/current_rows.sql's rows (those of current versions, in the files' order) written by polars, whose
+    Parquet writer takes about 30% less CPU than DuckDB's for files of the same size: most of a night's publish is
+    writing every current row again. The same bytes whatever polars' threads (streamed, in order)."""
+    (polars.scan_parquet(files)
+     .join(current_keys.lazy(), on=["nct_id", "content_hash"], how="semi", maintain_order="left")
+     .sink_parquet(target, compression="zstd", compression_level=1, statistics=True))
     return target
 
 

@@ -9,15 +9,17 @@ import re
 import shutil
 from datetime import date, timedelta
 
+import duckdb
 import pytest
 from conftest import nct, write_ndjson
 
 from ctmirror import Mirror
 from ctmirror.core.sqlfiles import read_sql, sql_files
-from ctmirror.core.warehouse import Warehouse
+from ctmirror.core.warehouse import CURRENT_ROWS_FILE, Warehouse
 from ingest.catalog import NEW_VERSION_INPUTS, PATCHED_BY_NEW_VERSION
 from ingest.loader import load_paths, republish
 from ingest.normalize import normalised_tables
+from ingest.publish import current_tables
 
 # Columns holding search_text's numbers, compared as the texts they number: a patch numbers new texts after the
 # last, a whole build in text order.
@@ -182,3 +184,26 @@ def test_only_the_tables_a_patch_builds_for_new_versions_alone_read_the_inputs_i
     for name, made in readers.items():
         assert made <= set(PATCHED_BY_NEW_VERSION), f"{name} builds {sorted(made)} from them"
     assert set().union(*readers.values()) == set(PATCHED_BY_NEW_VERSION)
+
+
+def test_the_current_rows_polars_writes_are_the_rows_the_sql_picks_in_its_order(tmp_path, records):
+    """A segment holding superseded versions has its current rows written again for each state, by polars: the
+    rows publish/current_rows.sql picks (those of current versions), in its order, with the segment's own column
+    types as DuckDB reads them."""
+    wh = Warehouse(tmp_path / "w")
+    load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:600])])
+    night = [changed_version(r, status="TERMINATED", day="2026-11-20") for r in records[5:600:40]]
+    load_paths(wh, [write_ndjson(tmp_path / "b.ndjson", night)])
+    first, tables = wh.segments()[0], wh.current_state().path / "tables"
+    con = duckdb.connect()
+    con.execute("CREATE TABLE current_versions AS SELECT nct_id, content_hash FROM read_parquet($files)",
+                {"files": [str(f) for f in (tables / "studies").glob("*.parquet")]})
+    assert con.execute("SELECT count(*) FROM current_versions").fetchone()[0] == 600
+    for table in current_tables():
+        written, segment_file = str(tables / table / CURRENT_ROWS_FILE), str(first.table_file(table))
+        picked = con.execute(read_sql("publish/current_rows.sql"), {"files": [segment_file]}).fetchall()
+        assert con.execute("SELECT * FROM read_parquet($file)", {"file": written}).fetchall() == picked, table
+        assert len(picked) < con.execute("SELECT count(*) FROM read_parquet($file)", {"file": segment_file}
+                                          ).fetchone()[0] or table == "nct_aliases", table
+        assert (con.execute("DESCRIBE SELECT * FROM read_parquet($file)", {"file": written}).fetchall()
+                == con.execute("DESCRIBE SELECT * FROM read_parquet($file)", {"file": segment_file}).fetchall())
