@@ -1,6 +1,6 @@
 """The full registry, rehearsed offline: a bulk json.zip of --studies studies made from the shipped real records
 under new IDs (one NCTxxxxxxxx.json per study, as the registry's file is), then what the nightly sync job does
-with it, each step a ctmirror command in a process of its own under the default memory budget:
+with it, each step a ctmirror command in a process of its own under the default memory budget (or --memory-limit's):
 
 1. bootstrap: `ctmirror sync --from-bulk ctg-studies.json.zip` into a new warehouse;
 2. a night: `ctmirror sync` against the fake v2 API on loopback serving --changes studies updated since the bulk
@@ -11,6 +11,7 @@ Printed per step: wall time, CPU time, peak memory (the process's own high-water
 disk without raw/ and raw/'s own (files hard-linked between generations counted once), and CPU per study.
 
     python bench/rehearse_registry.py [--studies 600000] [--changes 2000] [--out bench/out/rehearsal-600000]
+                                      [--memory-limit 2GB]
 """
 
 from __future__ import annotations
@@ -81,11 +82,13 @@ def on_disk(root: Path) -> tuple[int, int]:
     return sizes[0], sizes[1]
 
 
-def run_step(name: str, arguments: list[str], warehouse: Path, studies: int) -> str:
+def run_step(name: str, arguments: list[str], warehouse: Path, studies: int, memory_limit: str | None) -> str:
     """One ctmirror command in a child process: its wall time, CPU and peak memory (os.wait4's rusage of that
-    child alone), then the warehouse's size."""
+    child alone), then the warehouse's size. memory_limit: the writer's budget (None: the default)."""
     command = [sys.executable, "-m", "ctmirror.cli", "-q", "-w", str(warehouse), *arguments]
-    env = {k: v for k, v in os.environ.items() if k != "CTMIRROR_MEMORY_LIMIT"}  # the default budget
+    env = {k: v for k, v in os.environ.items() if k != "CTMIRROR_MEMORY_LIMIT"}
+    if memory_limit:
+        env["CTMIRROR_MEMORY_LIMIT"] = memory_limit
     started = time.perf_counter()
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT)
     _, status, usage = os.wait4(child.pid, 0)
@@ -107,6 +110,7 @@ def main() -> None:
     parser.add_argument("--studies", type=int, default=600_000)
     parser.add_argument("--changes", type=int, default=2_000)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--memory-limit", default=None, help="every step's budget, as ctmirror --memory-limit takes it")
     args = parser.parse_args()
     out = args.out or ROOT / "bench" / "out" / f"rehearsal-{args.studies}"
     out.mkdir(parents=True, exist_ok=True)
@@ -115,18 +119,20 @@ def main() -> None:
         started = time.perf_counter()
         write_bulk_zip(bulk, args.studies)
         print(f"made {bulk} ({bulk.stat().st_size / 1e9:.2f} GB, {args.studies:,} studies) in "
-              f"{time.perf_counter() - started:,.0f} s")
+              f"{time.perf_counter() - started:,.0f} s", flush=True)
     warehouse = out / "warehouse"
     subprocess.run(["rm", "-rf", str(warehouse)], check=True)
-    print(f"\n{'step':<10}{'wall s':>9}{'CPU s':>9}{'peak GB':>10}{'tables GB':>10}{'raw GB':>9}{'ratio':>8}"
+    print(f"\nmemory budget: {args.memory_limit or 'the default'}")
+    print(f"{'step':<10}{'wall s':>9}{'CPU s':>9}{'peak GB':>10}{'tables GB':>10}{'raw GB':>9}{'ratio':>8}"
           f"{'CPU ms/study':>12}")
-    run_step("bootstrap", ["sync", "--from-bulk", str(bulk)], warehouse, args.studies)
+    run_step("bootstrap", ["sync", "--from-bulk", str(bulk)], warehouse, args.studies, args.memory_limit)
     registry = FakeRegistry(records={})
     for record in changed_records(args.studies, args.changes):
         registry.put(record)
     with FakeApiServer(registry) as server:
-        run_step("night", ["sync", "--base-url", server.base_url, "--interval", "0"], warehouse, args.changes)
-    run_step("rebuild", ["rebuild"], warehouse, args.studies)
+        run_step("night", ["sync", "--base-url", server.base_url, "--interval", "0"], warehouse, args.changes,
+                 args.memory_limit)
+    run_step("rebuild", ["rebuild"], warehouse, args.studies, args.memory_limit)
 
 
 if __name__ == "__main__":
