@@ -127,7 +127,7 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
                 return _write_current_rows(files, current_keys, target)
             cursor = quiet(con.cursor())
             try:  # in the files' order (publish/current_rows.sql says why)
-                write_parquet(cursor, read_sql(query), {"files": [str(s.table_file(table)) for s in sources]}, target)
+                write_parquet(cursor, read_sql(query), {"files": [str(f) for f in files]}, target)
             finally:
                 cursor.close()
             return target

@@ -192,7 +192,7 @@ def test_records_received_as_zip_members_are_read_from_raw(tmp_path):
     the zip raw/ keeps, and the record reads back as the member, byte for byte (also through the server's lookup).
     A member that is not the record as it stands (pretty-printed) is compressed into the record file as before;
     a stored (uncompressed) member is referred to too. A snapshot holds every record itself, so it reads them
-    with the warehouse gone; a damaged zip in raw/ says what to do."""
+    with the warehouse gone; a damaged or lost zip in raw/ says what to do."""
     with zipfile.ZipFile(BULK_ZIP) as bulk:
         members = {info.filename: bulk.read(info) for info in bulk.infolist()}
     names = sorted(members)
@@ -238,6 +238,10 @@ def test_records_received_as_zip_members_are_read_from_raw(tmp_path):
         for nct_id, file, row, _ in versions:
             RecordFiles(root).read(file, row)
     assert "sync --from-bulk" in str(read.value.hint)
+    blob.unlink()
+    _, file, row, _ = next(v for v in versions if references[v[2]])
+    with pytest.raises(WarehouseError, match="is missing"):
+        RecordFiles(root).read(file, row)
 
 
 def stored_records_of(root: Path) -> dict[str, bytes | None]:
