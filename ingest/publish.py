@@ -21,10 +21,11 @@ from ctmirror.core.raw_store import RawStore, fsync_dir, utc_now
 from ctmirror.core.record_files import (
     DICTIONARY,
     DICTIONARY_SAMPLES,
-    RECORDS,
+    REBUILD_HINT,
     RawMember,
-    RawMembers,
     has_record_file,
+    lost_record_file,
+    record_files_of,
     train_dictionary,
     write_record_file,
 )
@@ -299,13 +300,13 @@ def write_record_files(warehouse: Warehouse, segments: list[Segment], *, on_phas
     if not missing:
         return
     blobs = {r.receipt_id: f"raw/{r.blob}" for r in RawStore(warehouse.root).receipts()}
-    members = RawMembers(warehouse.root)
+    files = record_files_of(warehouse.root)  # the process's readers: each zip opened once
     on_phase(f"publishing state {state_id}: record files of {_plural(len(missing), 'segment')}")
     dictionary_file = missing[0].path.parent / DICTIONARY
     if not dictionary_file.exists():
         samples: list[bytes] = []
         for segment in missing:
-            samples.extend(members.read(r) if isinstance(r, RawMember) else bytes(r)
+            samples.extend(files.read_member(r) if isinstance(r, RawMember) else bytes(r)
                            for r in _records_of(segment, blobs, limit=DICTIONARY_SAMPLES - len(samples)))
             if len(samples) >= DICTIONARY_SAMPLES:
                 break
@@ -354,8 +355,7 @@ def _records_of(segment: Segment, blobs: dict[int, str], limit: int | None = Non
     (not in the file) as a RawMember of its receipt's blob (`blobs`: each receipt's, from the warehouse root)."""
     file = pyarrow.parquet.ParquetFile(segment.table_file("study_versions"))
     if "raw" not in file.schema_arrow.names:  # dropped once its record file held them, which is now gone
-        raise WarehouseError(f"segment {segment.segment_id} has lost its record file ({RECORDS})",
-                             hint="run `ctmirror rebuild`: it renormalises every record from raw/")
+        raise lost_record_file(f"segment {segment.segment_id}")
     left = file.metadata.num_rows if limit is None else limit
     in_zips = "raw_member" in file.schema_arrow.names
     columns = ["raw", "raw_member", "receipt_id"] if in_zips else ["raw"]
@@ -366,7 +366,7 @@ def _records_of(segment: Segment, blobs: dict[int, str], limit: int | None = Non
         nulls = texts.is_null().to_pylist() if texts.null_count else []
         if any(null and member is None for null, member in zip(nulls, members)):
             raise WarehouseError(f"segment {segment.segment_id}: a version without its record",
-                                 hint="run `ctmirror rebuild`: it renormalises every record from raw/")
+                                 hint=REBUILD_HINT)
         width = "q" if pyarrow.types.is_large_string(texts.type) else "i"
         offsets = memoryview(texts.buffers()[1]).cast("B").cast(width)[texts.offset:texts.offset + len(texts) + 1]
         data = memoryview(texts.buffers()[2] or b"")

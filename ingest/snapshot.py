@@ -21,7 +21,14 @@ from pathlib import Path
 from ctmirror.core.duck import new_connection
 from ctmirror.core.errors import InvalidArgument, WarehouseError
 from ctmirror.core.raw_store import utc_now
-from ctmirror.core.record_files import DICTIONARY, OFFSETS, RECORDS, record_files_of, write_record_file
+from ctmirror.core.record_files import (
+    DICTIONARY,
+    OFFSETS,
+    RECORDS,
+    lost_record_file,
+    record_files_of,
+    write_record_file,
+)
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.warehouse import State, Warehouse, atomic_write_bytes, atomic_write_text
 from ingest.catalog import build_catalog
@@ -78,8 +85,7 @@ def _write_records(con, work: Path, segments: list, root: Path) -> None:
             for path, row in batch:
                 text = files.read(os.path.relpath(path, root), row)
                 if text is None:
-                    raise WarehouseError(f"{os.path.dirname(path)} has lost its record file ({RECORDS})",
-                                         hint="run `ctmirror rebuild`: it renormalises every record from raw/")
+                    raise lost_record_file(os.path.dirname(path))
                 yield text
 
     write_record_file(tables, records(), dictionary)

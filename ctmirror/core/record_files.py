@@ -44,6 +44,16 @@ LEVEL = 3
 _OFFSET = struct.Struct("<Q")
 
 
+REBUILD_HINT = "run `ctmirror rebuild`: it renormalises every record from raw/"
+RAW_LOST_HINT = ("restore raw/ from a backup, or receive the bulk file again (`ctmirror sync --from-bulk`) and run "
+                 "`ctmirror rebuild`")
+
+
+def lost_record_file(where: str) -> WarehouseError:
+    """The error of a segment (`where`) whose record file is gone after its records left study_versions."""
+    return WarehouseError(f"{where} has lost its record file ({RECORDS})", hint=REBUILD_HINT)
+
+
 # A zstd skippable frame (magic 0x184D2A50..5F, then its length): records.zst stays a stream of zstd frames.
 _SKIPPABLE = struct.Struct("<II")
 RAW_MEMBER_MAGIC = 0x184D2A5E
@@ -116,7 +126,7 @@ def has_record_file(folder: Path) -> bool:
 
 
 class _OpenRecordFile:
-    def __init__(self, folder: Path, raw_members: RawMembers) -> None:
+    def __init__(self, folder: Path, raw_members: _RawMembers) -> None:
         self.raw_members = raw_members
         with open(folder / OFFSETS, "rb") as f:
             self.offsets = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if os.fstat(f.fileno()).st_size else b""
@@ -142,7 +152,7 @@ class _OpenRecordFile:
         return decompressor.decompress(frame)
 
 
-class RawMembers:
+class _RawMembers:
     """Reads records that are members of zips in raw/ (RawMember), each zip opened once."""
 
     def __init__(self, root: Path) -> None:
@@ -154,8 +164,7 @@ class RawMembers:
         fd = self._fds.get(blob)
         if fd is None:
             if not blob.startswith("raw/objects/") or ".." in Path(blob).parts:
-                raise WarehouseError(f"a record file names {blob!r}, which is not in raw/objects",
-                                     hint="run `ctmirror rebuild`: it renormalises every record from raw/")
+                raise WarehouseError(f"a record file names {blob!r}, which is not in raw/objects", hint=REBUILD_HINT)
             path = self.root / blob
             with self._lock:
                 fd = self._fds.get(blob)
@@ -164,8 +173,7 @@ class RawMembers:
                         fd = self._fds[blob] = os.open(path, os.O_RDONLY)
                     except FileNotFoundError:
                         raise WarehouseError(f"{blob}, which holds records of the warehouse, is missing",
-                                             hint="restore raw/ from a backup, or receive the bulk file again "
-                                                  "(`ctmirror sync --from-bulk`) and run `ctmirror rebuild`") from None
+                                             hint=RAW_LOST_HINT) from None
         return fd
 
     def read(self, member: RawMember) -> bytes:
@@ -184,8 +192,7 @@ class RawMembers:
         if len(data) != member.size or zlib.crc32(data) != member.crc:
             raise WarehouseError(f"{member.blob} is damaged: its member at byte {member.header_offset} is not the "
                                  "record the warehouse read from it",
-                                 hint="restore raw/ from a backup, or receive the bulk file again "
-                                      "(`ctmirror sync --from-bulk`) and run `ctmirror rebuild`")
+                                 hint=RAW_LOST_HINT)
         return data
 
 
@@ -196,7 +203,7 @@ class RecordFiles:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         self._open: dict[str, _OpenRecordFile | None] = {}
-        self._raw_members = RawMembers(self.root)
+        self._raw_members = _RawMembers(self.root)
         self._lock = threading.Lock()
         self._decompressors = threading.local()
 
@@ -210,6 +217,10 @@ class RecordFiles:
                 self._open[segment_folder] = (_OpenRecordFile(folder, self._raw_members) if has_record_file(folder)
                                                   else None)
             return self._open[segment_folder]
+
+    def read_member(self, member: RawMember) -> bytes:
+        """A record that is a zip member in raw/, as the record file would give it."""
+        return self._raw_members.read(member)
 
     def read(self, record_file: str, row: int) -> bytes | None:
         """The record at `row` of a version file (study_version.record_file, relative to the root), as received
