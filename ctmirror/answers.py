@@ -96,12 +96,20 @@ def _argument_statements(method: Method) -> tuple[str, str]:
 
 def _execute(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> duckdb.DuckDBPyConnection:
     """Runs a set-wise method's call query on the calls' arguments, read from its arguments' table, so the query is
-    prepared once per connection and each call only executes it. The statement's name is the method's, ours."""
+    prepared once per connection and each call only executes it. Where the query takes `$current_state`, calls
+    that are all on the current state (no date_before, no as_of) run a plan of their own, in which it is the
+    constant true and the planner drops the cutoff rules; any other set runs the plan for every cutoff (false).
+    The statements' names are ours."""
     _set_arguments(mirror, method, {column: _column(method, calls, name) for name, column, _ in method.columns})
-    if method.name not in mirror.prepared_calls:
-        mirror.con.execute(f"PREPARE {method.name} AS\n{read_sql(f'calls/{method.name}.sql')}")
-        mirror.prepared_calls.add(method.name)
-    return mirror.con.execute(f"EXECUTE {method.name}")
+    statement = read_sql(f"calls/{method.name}.sql")
+    current = "$current_state" in statement and all(
+        call.get("date_before") is None and call.get("as_of") is None for call in calls)
+    name = f"{method.name}_current" if current else method.name
+    if name not in mirror.prepared_calls:
+        statement = statement.replace("$current_state", "true" if current else "false")
+        mirror.con.execute(f"PREPARE {name} AS\n{statement}")
+        mirror.prepared_calls.add(name)
+    return mirror.con.execute(f"EXECUTE {name}")
 
 
 SHAPED_PLANS_KEPT = 64

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from ctmirror import Mirror
+from ctmirror.readonly import QueryFailed
 from ctmirror.server import v2
 
 PREPARED = "SELECT name FROM duckdb_prepared_statements() ORDER BY name"
@@ -25,8 +28,47 @@ def test_the_arguments_tables_are_made_first_so_no_method_outdates_another(sampl
         first = m.get_landscape("asthma")
         m.search_trials("metformin", "diabetes")
         m.search(condition="asthma")
-        assert names(m) == ["get_landscape", "search_page_2002_50", "search_trials"]  # each prepared once, kept
+        # each prepared once, kept; calls on the current state have plans of their own
+        assert names(m) == ["get_landscape_current", "search_page_2002_50", "search_trials"]
         assert m.get_landscape("asthma") == first
+        m.get_landscape("asthma", date_before="2020-01-01")
+        assert "get_landscape" in names(m) and "get_landscape_current" in names(m)
+
+
+# Every set-wise method's macro as the Python API calls it, with the same calls on the current state.
+CURRENT_STATE_CALLS = {
+    "get_landscape": "get_landscape_many({q}, {nulls}, {nulls}, {tens}, current_state := {current})",
+    "detect_whitespace": "detect_whitespace_many({drugs}, {q}, {nulls}, {nulls}, current_state := {current})",
+    "get_terminated": "get_terminated_many({q}, {nulls}, {nulls}, {tens}, current_state := {current})",
+}
+QUERIES = ["asthma", "breast cancer", "diabetes", "covid", "zzqx"]
+DRUGS = ["placebo", "pembrolizumab", "metformin", "vaccine", "aspirin"]
+# Read from a table, as the Python API's arguments are: NULL constants would fold the same rules away.
+NO_DATES = "(SELECT d FROM (VALUES ([NULL, NULL, NULL, NULL, NULL]::DATE[])) AS v(d))"
+
+
+def test_calls_on_the_current_state_plan_without_the_cutoff_rules_and_answer_the_same(sample_warehouse):
+    """current_state := true (the plan the Python API prepares for calls without a cutoff) folds the cutoff rules
+    away: trial_card's date columns are not read, and every answer is the one the plan for any cutoff gives."""
+    with Mirror(sample_warehouse) as m:
+        for method, call in CURRENT_STATE_CALLS.items():
+            def query(current: str) -> str:
+                return "SELECT * FROM " + call.format(q=QUERIES, drugs=DRUGS, nulls=NO_DATES, tens=[10] * 5,
+                                                       current=current)
+            folded = m.rows(query("true"))
+            assert folded == m.rows(query("false")), method
+            assert len({row["k"] for row in folded}) >= 2, method  # the calls answered something
+            plans = {current: "\n".join(r["explain_value"] for r in m.rows("EXPLAIN (FORMAT json) " + query(current)))
+                     for current in ("true", "false")}
+            for column in ("valid_from", "valid_to", "study_first_post_date"):
+                assert column in plans["false"] and column not in plans["true"], (method, column)
+
+
+def test_current_state_is_refused_for_a_call_with_a_cutoff(sample_warehouse):
+    with Mirror(sample_warehouse) as m:
+        with pytest.raises(QueryFailed, match="current_state := true is for calls without a cutoff"):
+            m.rows("SELECT * FROM get_landscape_many(['asthma', 'copd'], [NULL, DATE '2019-01-01'], [NULL, NULL], "
+                   "[10, 10], current_state := true)")
 
 
 TABLES = "SELECT count(*) AS n FROM duckdb_tables()"
@@ -41,10 +83,10 @@ def test_a_v2_search_is_prepared_once_per_shape_and_outdates_nothing(sample_ware
         tables = m.rows(TABLES)
         first, _ = v2.studies(m, {"query.cond": "asthma OR copd", "query.term": "AREA[Phase]PHASE3"}, None)
         searches = [n for n in names(m) if n.startswith("v2_search_")]
-        assert first["studies"] and len(searches) == 1 and "get_landscape" in names(m)
+        assert first["studies"] and len(searches) == 1 and "get_landscape_current" in names(m)
         other, _ = v2.studies(m, {"query.cond": "diabetes OR obesity", "query.term": "AREA[Phase]PHASE2"}, None)
         assert other["studies"] and other != first  # the same shape, other values: the same statement
-        assert [n for n in names(m) if n.startswith("v2_search_")] == searches and "get_landscape" in names(m)
+        assert [n for n in names(m) if n.startswith("v2_search_")] == searches and "get_landscape_current" in names(m)
         assert m.rows(TABLES) == tables
 
 

@@ -4,4 +4,5 @@ SELECT *
 FROM detect_whitespace_many((SELECT drugs FROM detect_whitespace_args),
                             (SELECT conditions FROM detect_whitespace_args),
                             (SELECT dates_before FROM detect_whitespace_args),
-                            (SELECT as_ofs FROM detect_whitespace_args));
+                            (SELECT as_ofs FROM detect_whitespace_args),
+                            current_state := $current_state);

@@ -5,4 +5,5 @@ FROM get_landscape_many((SELECT conditions FROM get_landscape_args),
                         (SELECT dates_before FROM get_landscape_args),
                         (SELECT as_ofs FROM get_landscape_args),
                         (SELECT top_ns FROM get_landscape_args),
-                        today := (SELECT today FROM get_landscape_args));
+                        today := (SELECT today FROM get_landscape_args),
+                        current_state := $current_state);

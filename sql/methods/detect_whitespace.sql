@@ -5,11 +5,14 @@
 -- first) then nct_id, one entry per drug name (case-insensitive) keeping its best-ranked trial, top 50.
 -- Placebo, sham and vehicle are not drugs; Drug and Biological interventions count.
 -- detect_whitespace_many takes each argument as a list (one entry per call; as_ofs: each call's strict cutoff, NULL
--- for the current state) and answers every call, by its position k from 1.
-CREATE OR REPLACE MACRO detect_whitespace_many(drug_queries, condition_queries, cutoffs, as_ofs) AS TABLE
+-- for the current state) and answers every call, by its position k from 1. current_state: true (a constant) when
+-- no call has a cutoff or an as_of, which lets the planner drop the cutoff rules (sql/schema/as_of_rules.sql).
+CREATE OR REPLACE MACRO detect_whitespace_many(drug_queries, condition_queries, cutoffs, as_ofs,
+                                               current_state := false) AS TABLE
 WITH calls AS (
     SELECT generate_subscripts(drug_queries, 1) AS k, unnest(cutoffs)::DATE AS cutoff, unnest(as_ofs)::DATE AS as_of
 ),
+checked_calls AS (SELECT * FROM calls WHERE current_state_holds(current_state, cutoff, as_of)),
 -- Both sides' matched versions join trial_card in one pass.
 matched AS (
     SELECT k, true AS is_drug, version_no FROM field_studies_many('intervention', drug_queries, as_ofs)
@@ -19,19 +22,25 @@ matched AS (
 shown AS (
     SELECT m.k, m.is_drug, m.version_no, t.study_no, t.card_no, t.phase_rank, t.phase_order, t.overall_status
     FROM (SELECT m.k, m.is_drug, m.version_no, c.cutoff, c.as_of,
-                 unnest(shown_keys(m.version_no, c.as_of)) AS shown_key
-          FROM matched AS m JOIN calls AS c USING (k)) AS m
+                 unnest(shown_keys_in(m.version_no, c.as_of, current_state)) AS shown_key
+          FROM matched AS m JOIN checked_calls AS c USING (k)) AS m
     JOIN trial_card AS t ON t.shown_key = m.shown_key
-    WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, m.cutoff, m.as_of)
+    WHERE shown_in(t.valid_from, t.valid_to, t.shown_key < shown_key(0, false), t.study_first_post_date, m.cutoff,
+                   m.as_of, current_state)
 ),
-d AS (SELECT k, version_no FROM shown WHERE is_drug),
 c AS (SELECT * EXCLUDE (is_drug) FROM shown WHERE NOT is_drug),
-counts AS (
-    SELECT calls.k, coalesce(e.n, 0) AS exact_n, coalesce(dn.n, 0) AS drug_n, coalesce(cn.n, 0) AS condition_n
+counts AS (  -- per call, the versions shown for both sides, for the drug, for the condition
+    SELECT calls.k, coalesce(n.exact_n, 0) AS exact_n, coalesce(n.drug_n, 0) AS drug_n,
+           coalesce(n.condition_n, 0) AS condition_n
     FROM calls
-    LEFT JOIN (SELECT k, count(*) AS n FROM d JOIN c USING (k, version_no) GROUP BY k) AS e USING (k)
-    LEFT JOIN (SELECT k, count(*) AS n FROM d GROUP BY k) AS dn USING (k)
-    LEFT JOIN (SELECT k, count(*) AS n FROM c GROUP BY k) AS cn USING (k)
+    LEFT JOIN (
+        SELECT k, count(*) FILTER (WHERE sides = 2) AS exact_n, count(*) FILTER (WHERE for_drug) AS drug_n,
+               count(*) FILTER (WHERE for_condition) AS condition_n
+        FROM (SELECT k, version_no, count(*) AS sides, bool_or(is_drug) AS for_drug,
+                     bool_or(NOT is_drug) AS for_condition
+              FROM shown GROUP BY k, version_no)
+        GROUP BY k
+    ) AS n USING (k)
 ),
 phase2_trials AS (  -- only for whitespace: the condition's Phase 2+ trials
     SELECT c.* FROM c JOIN counts USING (k) WHERE c.phase_rank >= 3 AND counts.exact_n = 0

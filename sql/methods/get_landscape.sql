@@ -6,23 +6,27 @@
 -- else today) up to the reference date, newest first.
 -- get_landscape_many takes each argument as a list (one entry per call; as_ofs: each call's strict cutoff, NULL
 -- for the current state) and answers every call, by its position k from 1; today (default current_date) is the
--- reference day of the calls without a date_before.
+-- reference day of the calls without a date_before. current_state: true (a constant) when no call has a cutoff or
+-- an as_of, which lets the planner drop the cutoff rules from the plan (sql/schema/as_of_rules.sql).
 CREATE OR REPLACE MACRO get_landscape_many(condition_queries, cutoffs, as_ofs, competitor_limits,
-                                           today := current_date) AS TABLE
+                                           today := current_date, current_state := false) AS TABLE
 WITH calls AS (
     SELECT generate_subscripts(condition_queries, 1) AS k, unnest(cutoffs)::DATE AS cutoff,
            unnest(as_ofs)::DATE AS as_of, unnest(competitor_limits) AS competitor_limit,
            coalesce(unnest(cutoffs)::DATE, today::DATE) AS reference_day
 ),
+checked_calls AS (SELECT * FROM calls WHERE current_state_holds(current_state, cutoff, as_of)),
 -- The matched trials carry integers and short codes only: every column read here is read for every row of
 -- trial_card a match falls in, so the texts (sponsor, start date) are read for the few rows shown (named).
 trials AS (
     SELECT m.k, t.version_no, t.card_no, t.sponsor_key, t.phase, t.phase_rank, t.overall_status, t.enrollment,
            t.start_day, t.as_of_exact
-    FROM (SELECT m.k, m.version_no, c.cutoff, c.as_of, unnest(shown_keys(m.version_no, c.as_of)) AS shown_key
-          FROM field_studies_many('condition', condition_queries, as_ofs) AS m JOIN calls AS c USING (k)) AS m
+    FROM (SELECT m.k, m.version_no, c.cutoff, c.as_of,
+                 unnest(shown_keys_in(m.version_no, c.as_of, current_state)) AS shown_key
+          FROM field_studies_many('condition', condition_queries, as_ofs) AS m JOIN checked_calls AS c USING (k)) AS m
     JOIN trial_card AS t ON t.shown_key = m.shown_key
-    WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, m.cutoff, m.as_of)
+    WHERE shown_in(t.valid_from, t.valid_to, t.shown_key < shown_key(0, false), t.study_first_post_date, m.cutoff,
+                   m.as_of, current_state)
       AND t.phase_rank >= 1  -- a phase among EARLY_PHASE1..PHASE4
 ),
 competitors AS (

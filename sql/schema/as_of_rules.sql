@@ -72,3 +72,16 @@ CREATE OR REPLACE MACRO shown_key(version_no, is_current) AS
 CREATE OR REPLACE MACRO shown_keys(version_no, as_of) AS
     CASE WHEN as_of IS NULL THEN [shown_key(version_no, true)]
          ELSE [shown_key(version_no, true), shown_key(version_no, false)] END;
+-- The same rules in a plan made for calls that are all on the current state: current_state is then the constant
+-- true (no call has a cutoff or an as_of, which current_state_holds checks), so the planner keeps the current row's
+-- key alone and drops the test of its dates, whose columns it then does not read. trial_card's is_current is
+-- read from its key (shown_key < shown_key(0, false)), which its join reads anyway.
+CREATE OR REPLACE MACRO shown_keys_in(version_no, as_of, current_state) AS
+    CASE WHEN current_state THEN [shown_key(version_no, true)] ELSE shown_keys(version_no, as_of) END;
+CREATE OR REPLACE MACRO shown_in(valid_from, valid_to, is_current, first_posted, cutoff, as_of, current_state) AS
+    CASE WHEN current_state THEN is_current
+         ELSE shown_at(valid_from, valid_to, is_current, first_posted, cutoff, as_of) END;
+CREATE OR REPLACE MACRO current_state_holds(current_state, cutoff, as_of) AS
+    CASE WHEN current_state AND (cutoff IS NOT NULL OR as_of IS NOT NULL)
+         THEN error('current_state := true is for calls without a cutoff or as_of: pass false (the default)')
+         ELSE true END;
