@@ -54,9 +54,12 @@ candidates AS (
     JOIN trial_drug AS g USING (version_no)
     WHERE g.version_no IN (SELECT version_no FROM phase2_trials)
 ),
-best AS (
-    SELECT * FROM candidates
-    QUALIFY row_number() OVER (PARTITION BY k, lower(drug_name) ORDER BY phase_rank DESC, activity, study_no) = 1
+best AS (  -- per call and drug name (case-insensitive), its best-ranked trial (of two spellings, the first)
+    SELECT k, b.*
+    FROM (SELECT k, arg_min({'study_no': study_no, 'card_no': card_no, 'drug_name': drug_name,
+                             'phase_rank': phase_rank, 'activity': activity},
+                            {'phase': -phase_rank, 'activity': activity, 'study': study_no, 'name': drug_name}) AS b
+          FROM candidates GROUP BY k, lower(drug_name))
 ),
 top AS (
     SELECT * FROM best
