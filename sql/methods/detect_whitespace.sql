@@ -34,10 +34,9 @@ counts AS (  -- per call, the versions shown for both sides, for the drug, for t
            coalesce(n.condition_n, 0) AS condition_n
     FROM calls
     LEFT JOIN (
-        SELECT k, count(*) FILTER (WHERE sides = 2) AS exact_n, count(*) FILTER (WHERE for_drug) AS drug_n,
-               count(*) FILTER (WHERE for_condition) AS condition_n
-        FROM (SELECT k, version_no, count(*) AS sides, bool_or(is_drug) AS for_drug,
-                     bool_or(NOT is_drug) AS for_condition
+        SELECT k, count(*) FILTER (WHERE for_drug AND for_condition) AS exact_n,
+               count(*) FILTER (WHERE for_drug) AS drug_n, count(*) FILTER (WHERE for_condition) AS condition_n
+        FROM (SELECT k, version_no, bool_or(is_drug) AS for_drug, bool_or(NOT is_drug) AS for_condition
               FROM shown GROUP BY k, version_no)
         GROUP BY k
     ) AS n USING (k)
