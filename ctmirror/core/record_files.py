@@ -16,8 +16,8 @@ it has no record file yet (publish writes it; a snapshot's records are in its ow
 
 A record received as a whole member of a zip (the bulk json.zip, kept as received in raw/) is not stored again:
 its frame is a zstd skippable frame (RawMember) naming the zip in raw/ and where the member lies in it, and is
-read from raw/ itself (two preads, the member's local header then its data, and one inflate: about 70
-microseconds), so a bootstrap's records are on disk once.
+read from raw/ itself (two preads, the member's local header then its data, and one inflate), so a bootstrap's
+records are on disk once.
 """
 
 from __future__ import annotations
