@@ -41,7 +41,9 @@ class Methods:
         if method is None:
             raise InvalidArgument(f"unknown method {name!r}: one of {', '.join(METHODS)}", invalid_input=name,
                                   recovery_hint="pick a method from the list")
-        return RUNS[method.kind](self, method, self.validated(method, args, kwargs))
+        request = self.validated(method, args, kwargs)
+        with self.lock:
+            return RUNS[method.kind](self, method, request)
 
     def validated(self: Mirror, method: Method, args: tuple, kwargs: dict[str, Any]) -> dict[str, Any]:
         """A call's arguments, positional ones named in the order of the method's fields, validated (an unknown

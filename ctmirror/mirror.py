@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable
 from datetime import date
 from functools import partial
@@ -28,6 +29,9 @@ Answer = TypeVar("Answer")
 class Mirror(Methods):
     """Opens one published state of a warehouse read-only; every query sees that state, whatever syncs do.
 
+    A Mirror may be shared by threads: its calls take turns on its one connection (a lock, uncontended for one
+    thread). For calls that run side by side, open a Mirror per thread (or use `ctmirror serve`, which does).
+
     >>> m = Mirror("warehouse")
     >>> m.sql("SELECT overall_status, count(*) AS n FROM studies GROUP BY ALL ORDER BY n DESC")
     """
@@ -35,6 +39,7 @@ class Mirror(Methods):
     def __init__(self, warehouse: str | Path | None = None, *, state: str | None = None,
                  as_of: date | str | None = None, threads: int | None = None) -> None:
         record_pandas_absent()
+        self.lock = threading.RLock()  # every use of the connection and of the call state below holds it
         self.warehouse = Warehouse(warehouse)
         self._pinned: dict[object, Mirror] = {}
         self._collecting: list[tuple[Mirror, Method, dict[str, Any]]] | None = None
@@ -142,12 +147,14 @@ class Mirror(Methods):
         """Runs one query (SELECT) with bound parameters; returns a polars DataFrame. Anything else is refused
         (ReadOnlyViolation), and the connection can read no file outside this state."""
         self._check_sql(query)
-        return self.answering(lambda: self.con.execute(query, params).pl())
+        with self.lock:
+            return self.answering(lambda: self.con.execute(query, params).pl())
 
     def rows(self, query: str, params: dict[str, Any] | list[Any] | None = None) -> list[dict[str, Any]]:
         """As `sql`, as a list of dicts."""
         self._check_sql(query)
-        return self.answering(lambda: rows_of(self.con.execute(query, params)))
+        with self.lock:
+            return self.answering(lambda: rows_of(self.con.execute(query, params)))
 
     def _check_sql(self, query: str) -> None:
         check_query(query)
@@ -171,6 +178,10 @@ class Mirror(Methods):
         order. Every call is validated before any query runs; then each set-wise method's calls on each pinned
         state are answered together, CALLS_PER_QUERY to a query, which is what makes a backtest's thousands of
         calls fast. The others (search, which pages with cursors, and the statistics) run call by call, after."""
+        with self.lock:
+            return self._batch(calls)
+
+    def _batch(self, calls: list[tuple[str, dict]]) -> list[Any]:
         for name, kwargs in calls:
             if name not in METHODS:
                 raise InvalidArgument(f"unknown method {name!r}: one of {', '.join(METHODS)}", invalid_input=name)
@@ -202,15 +213,17 @@ class Mirror(Methods):
 
     def at_state(self, state_id: str) -> Mirror:
         """The same warehouse as it was at another kept state (StateNotFound if no longer kept)."""
-        other = self._pinned.get(state_id)
-        if other is None:
-            other = self._pinned[state_id] = Mirror(self.warehouse.root, state=state_id)
-        return other
+        with self.lock:
+            other = self._pinned.get(state_id)
+            if other is None:
+                other = self._pinned[state_id] = Mirror(self.warehouse.root, state=state_id)
+            return other
 
     def close(self) -> None:
-        for other in self._pinned.values():
-            other.close()
-        self.con.close()
+        with self.lock:
+            for other in self._pinned.values():
+                other.close()
+            self.con.close()
 
     def __enter__(self) -> Mirror:
         return self

@@ -36,7 +36,7 @@ from ctmirror.core.sqlfiles import read_sql, sql_files
 from ctmirror.core.warehouse import Segment, Warehouse
 from ingest.crash import crash_point
 from ingest.sources import Candidate, candidates_of
-from ingest.validate import RecordShape
+from ingest.validate import MAX_RECORD_BYTES, RecordShape, nct_id_in_text
 
 BATCH_RECORDS = 10_000
 BATCH_BYTES = 400 << 20
@@ -45,6 +45,8 @@ BATCH_BYTES = 400 << 20
 BATCH_SHARE_OF_BUDGET = 1 / 16
 PARSE_BUFFER_BYTES = 16 << 20  # DuckDB's default maximum_object_size; see sql/stage/parse.sql
 FIRST_BATCH_SHARE = 4
+RECORD_SHARE = 80  # a record may take this share of the writer's memory budget at most
+QUARANTINED_TEXT_BYTES = 1 << 20  # of a record over the size limit, the quarantine keeps this much (raw/ all)
 # Segment tables whose bytes are mostly texts that never repeat (each version's raw JSON): a dictionary would save
 # nothing and cost time. They are written in the smallest row groups DuckDB makes, since the Parquet writer holds a
 # row group's column whole in memory, and a batch's raw JSON in one group is hundreds of megabytes.
@@ -133,6 +135,9 @@ class Normalizer:
         self._scratch = warehouse.new_scratch_dir()
         self.con = new_connection(self._scratch, threads=BESIDE_PYTHON)
         self.shape = record_shape(self.con)
+        # A record larger than this is quarantined: DuckDB parses a batch's largest record in one buffer, and
+        # normalising it takes many times its size (50 MB under a budget of 1 GB ran out of memory).
+        self.record_limit = MAX_RECORD_BYTES if budget is None else min(MAX_RECORD_BYTES, budget // RECORD_SHARE)
         self._writers = ThreadPoolExecutor(max_workers=writer_lanes(), thread_name_prefix="ctmirror-table")
 
     def close(self) -> None:
@@ -165,12 +170,22 @@ class Normalizer:
         feed.close()
 
     def _take(self, batch: _Batch, receipt: Receipt, candidate: Candidate) -> None:
+        """Stages a candidate, or quarantines it with its reason: no record, whatever it holds, stops a run."""
+        text = None
         if candidate.problem:
             problem, nct_id = candidate.problem, candidate.nct_id
+        elif len(candidate.data) > self.record_limit:
+            problem, nct_id = (f"{len(candidate.data):,} bytes, over the limit of {self.record_limit:,} a record "
+                               f"(1/{RECORD_SHARE} of the memory budget, --memory-limit): kept whole in raw/, only its "
+                               f"first {QUARANTINED_TEXT_BYTES:,} bytes here"), nct_id_in_text(candidate.data)
+            text = candidate.data[:QUARANTINED_TEXT_BYTES].decode("utf-8", "backslashreplace")
         else:
-            problem, nct_id = self.shape.problem_of_bytes(candidate.data)
+            try:
+                problem, nct_id = self.shape.problem_of_bytes(candidate.data)
+            except Exception as exc:  # a validator bug must not block the mirror either: the record waits
+                problem, nct_id = f"could not be validated ({type(exc).__name__}: {exc})", None
         if problem:
-            batch.reject(receipt, candidate.locator, nct_id, problem, candidate.text_for_quarantine())
+            batch.reject(receipt, candidate.locator, nct_id, problem, text or candidate.text_for_quarantine())
         else:
             batch.stage(receipt, candidate.locator, candidate.data, candidate.member)
 
@@ -258,7 +273,7 @@ class _Feed:
         n = self.normalizer
         batch = self.batch
         batch.receipts.append(receipt)
-        for index, candidate in enumerate(candidates):
+        for index, candidate in enumerate(_unfailing(candidates)):
             if index < start:
                 continue
             n._take(batch, receipt, candidate)
@@ -299,10 +314,22 @@ class _Feed:
             self.flusher.shutdown()
 
 
+def _unfailing(candidates: Iterable[Candidate]) -> Iterator[Candidate]:
+    """The candidates of a receipt; if reading them fails (a reader's bug, input it cannot survive), a last
+    candidate that quarantines the rest of the receipt with the reason, so the receipt is consumed and never
+    stops a later run. Failures of the machine (a disk, a read) are raised as they are."""
+    index = 0
+    try:
+        for index, candidate in enumerate(candidates, 1):  # noqa: B007 - index is read after the loop
+            yield candidate
+    except OSError:
+        raise
+    except Exception as exc:
+        yield Candidate(f"after record {index}", problem=f"the rest of this input could not be read "
+                        f"({type(exc).__name__}: {str(exc)[:300]}); it is kept whole in raw/", raw_text="")
+
+
 _STAGED_HEAD = re.compile(rb'^\{"o":\d+,"r":\d+,"l":"(?:[^"\\]|\\.)*"')
-
-
-_NCT_ID_IN_TEXT = re.compile(r'"nctId"\s*:\s*"(NCT[0-9]{8})"')
 
 
 class _Batch:
@@ -335,8 +362,8 @@ class _Batch:
         self.longest_line = max(self.longest_line, line_bytes)
 
     def reject(self, receipt: Receipt, locator: str, nct_id: str | None, reason: str, text: str) -> None:
-        if nct_id is None and (readable := _NCT_ID_IN_TEXT.search(text, 0, 1 << 20)):
-            nct_id = readable.group(1)  # a record too broken to parse may still name its study
+        if nct_id is None:
+            nct_id = nct_id_in_text(text[: 1 << 20].encode("utf-8", "backslashreplace"))
         line = json.dumps({
             "receipt_id": receipt.receipt_id, "origin": receipt.origin, "locator": locator, "nct_id": nct_id,
             "reason": reason, "record_text": text, "quarantined_at": receipt.received_at.rstrip("Z"),

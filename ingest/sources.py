@@ -115,7 +115,7 @@ def parse_page(body: bytes) -> tuple[dict, list[Candidate]]:
     ValueError when it is not a whole, well-formed page (a cut-short body, say)."""
     try:
         page = _PAGE.decode(body)
-    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as exc:
         raise ValueError(f"not a whole v2 page response: {exc}") from exc
     meta = {"nextPageToken": page.nextPageToken, "totalCount": page.totalCount, "studies": None}
     return meta, [_raw_candidate(bytes(raw), f"studies[{i}]") for i, raw in enumerate(page.studies)]
@@ -197,7 +197,7 @@ def _document_candidates(data: bytes, locator: str) -> Iterator[Candidate]:
     if data.startswith(b"["):
         try:
             items = _RAW_LIST.decode(data)
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):  # too deep: validation quarantines it as one record
             pass
         else:
             for index, raw in enumerate(items):
@@ -209,7 +209,7 @@ def _document_candidates(data: bytes, locator: str) -> Iterator[Candidate]:
     if _STUDY_WRAPPER.match(data):  # a past version, as the history endpoint gives it
         try:
             study = json.loads(data).get("study")
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, RecursionError):
             study = None
         if isinstance(study, dict):
             yield _raw_candidate(json.dumps(study, ensure_ascii=False).encode(), locator)
@@ -220,7 +220,7 @@ def _document_candidates(data: bytes, locator: str) -> Iterator[Candidate]:
 def _page_problem(data: bytes) -> str | None:
     try:
         document = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if isinstance(document, dict) and "studies" in document and not isinstance(document["studies"], list):
         return f"page response: 'studies' is {type(document['studies']).__name__}, expected a list"
@@ -231,7 +231,7 @@ def _recorded_page(data: bytes, locator: str) -> Iterator[Candidate]:
     """`{"_source": ..., "response": <page or study>}`, the way recorded API answers are kept."""
     try:
         document = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):
         yield _raw_candidate(data, locator)
         return
     response = document.get("response") if isinstance(document, dict) else None
@@ -268,6 +268,8 @@ def _line_candidates(line: bytes, line_no: int) -> Iterator[Candidate]:
 def _is_json_value(line: bytes) -> bool:
     try:
         msgspec.json.decode(line.removeprefix(_BOM))
+        return True
+    except RecursionError:  # a value, nested too deep to be a record: validation quarantines it
         return True
     except msgspec.DecodeError:
         return False

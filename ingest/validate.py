@@ -52,8 +52,30 @@ DATE_PATHS = {
     *(_SM + f"{d}DateStruct.date"
       for d in ("start", "primaryCompletion", "completion", "studyFirstPost", "resultsFirstPost", "lastUpdatePost")),
 }
-_PARTIAL_DATE = re.compile(r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$")
-NCT_ID = re.compile(r"^NCT\d{8}$")
+# yyyy, yyyy-MM or yyyy-MM-dd with a day the month can have (29 February is checked for a leap year apart), in years
+# 1800-2199: a date outside them is a typo or hostile, and DuckDB would read year 0 as a date BC.
+_PARTIAL_DATE = re.compile(r"^(18|19|20|21)[0-9]{2}(-((0[13578]|1[02])(-(0[1-9]|[12][0-9]|3[01]))?"
+                           r"|(0[469]|11)(-(0[1-9]|[12][0-9]|30))?|02(-(0[1-9]|1[0-9]|2[0-9]))?))?\Z")
+_LEAP_DAY = b"-02-29"
+_EXPECTED_DATE = "(expected yyyy, yyyy-MM or yyyy-MM-dd, a real day of a year from 1800 to 2199)"
+ENROLLMENT_COUNT = "protocolSection.designModule.enrollmentInfo.count"
+# Exactly NCT and eight ASCII digits, the whole string: `\d` would take Arabic-Indic or fullwidth digits and `$` a
+# final newline, each of which made a second study of one number (or failed every later publish).
+NCT_ID = re.compile(r"^NCT[0-9]{8}\Z")
+# The JSON parsers refuse nesting past Python's recursion limit with RecursionError; a v2 record nests about ten
+# levels. Beyond these limits a record is quarantined with the reason, before DuckDB or the memory budget see it.
+MAX_NESTING = 1_000
+MAX_RECORD_BYTES = 256 << 20  # with no memory budget; under one, a share of it (ingest/normalize.py)
+TOO_DEEP = f"nested more than {MAX_NESTING:,} levels deep (a v2 study nests about ten): not a study record"
+
+
+_NCT_ID_FIELD = re.compile(rb'"nctId"\s*:\s*"(NCT[0-9]{8})"')
+
+
+def nct_id_in_text(data: bytes) -> str | None:
+    """The nctId a record too broken to parse still names, if any (in its first 1 MiB)."""
+    found = _NCT_ID_FIELD.search(data, 0, 1 << 20)
+    return found.group(1).decode() if found else None
 
 _JSON_TYPE_NAMES = {dict: "an object", list: "a list", str: "a string", bool: "true/false",
                     int: "a number", float: "a number", type(None): "null"}
@@ -86,20 +108,28 @@ class RecordShape:
                 return f"not UTF-8: invalid byte at offset {exc.start}", None
         try:
             self._typed.decode(data)
-            return None, None
+            if _LEAP_DAY not in data:  # the pattern lets 29 February through in any year: checked below
+                return None, None
+            fast_reason = "a 29 February"
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             fast_reason = str(exc)
+        except RecursionError:
+            return TOO_DEEP, nct_id_in_text(data)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             return f"not UTF-8: invalid byte at offset {exc.start}", None
         try:
             record = json.loads(text)
+        except RecursionError:
+            return TOO_DEEP, nct_id_in_text(data)
         except json.JSONDecodeError as exc:
             truncated = "Unterminated" in exc.msg or exc.pos >= len(text.rstrip()) - 1  # it stops where the text does
             return f"{'truncated JSON' if truncated else 'not valid JSON'}: {exc}", None
         nct_id = _dig(record, ("protocolSection", "identificationModule", "nctId")) if isinstance(record, dict) else None
-        reason = self.problem(record) or f"rejected: {fast_reason}"
+        reason = self.problem(record)
+        if reason is None and fast_reason != "a 29 February":
+            reason = f"rejected: {fast_reason}"
         return reason, nct_id if isinstance(nct_id, str) else None
 
     def problem(self, record: object) -> str | None:
@@ -110,7 +140,7 @@ class RecordShape:
         if nct_id is None:
             return "missing protocolSection.identificationModule.nctId"
         if not isinstance(nct_id, str) or not NCT_ID.match(nct_id):
-            return f"protocolSection.identificationModule.nctId: {nct_id!r} is not NCT followed by 8 digits"
+            return f"protocolSection.identificationModule.nctId: {nct_id!r} is not NCT followed by 8 ASCII digits, and nothing else"
         failure = self._check(record)
         if failure is None:
             return None
@@ -186,11 +216,14 @@ def _compile_leaf(type_name: str, rule_path: str):
                 return [], f"expected a string, got {_describe(value)}"
             if allowed is not None and value not in allowed:
                 return [], f"unknown value {value!r} (expected one of {', '.join(sorted(allowed))})"
-            if is_date and not _PARTIAL_DATE.match(value):
-                return [], f"{value!r} is not a date (expected yyyy, yyyy-MM or yyyy-MM-dd)"
+            if is_date and (not _PARTIAL_DATE.match(value) or not _real_leap_day(value)):
+                return [], f"{value!r} is not a date {_EXPECTED_DATE}"
             return None
 
         return check_string
+    if type_name == "BIGINT" and rule_path == ENROLLMENT_COUNT:
+        return lambda value: (([], f"expected a whole number, got {_describe(value)}") if type(value) is not int
+                              else ([], f"a count of participants is 0 or more, got {value}") if value < 0 else None)
     if type_name == "BIGINT":
         return lambda value: None if type(value) is int else ([], f"expected a whole number, got {_describe(value)}")
     if type_name == "DOUBLE":
@@ -228,7 +261,17 @@ def _typed(node: object, path: str, counter: list[int]) -> object:
         if path in DATE_PATHS:
             return Annotated[str, msgspec.Meta(pattern=_PARTIAL_DATE.pattern)]
         return str
+    if path == ENROLLMENT_COUNT:
+        return Annotated[int, msgspec.Meta(ge=0)]
     return {"BIGINT": int, "DOUBLE": float, "BOOLEAN": bool}[node]  # type: ignore[index]
+
+
+def _real_leap_day(value: str) -> bool:
+    """False for 29 February of a year that has none."""
+    if not value.endswith("-02-29"):
+        return True
+    year = int(value[:4])
+    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
 
 
 def _dig(record: dict, keys: tuple[str, ...]) -> object:

@@ -68,7 +68,7 @@ def test_a_quarantined_record_is_not_counted_unchanged(tmp_path, loaded, records
         (lambda r: r["protocolSection"]["identificationModule"].pop("nctId"),
          "missing protocolSection.identificationModule.nctId"),
         (lambda r: r["protocolSection"]["identificationModule"].__setitem__("nctId", "NCT123"),
-         "protocolSection.identificationModule.nctId: 'NCT123' is not NCT followed by 8 digits"),
+         "protocolSection.identificationModule.nctId: 'NCT123' is not NCT followed by 8 ASCII digits, and nothing else"),
         (lambda r: r["protocolSection"].__setitem__("conditionsModule", ["Asthma"]),
          "protocolSection.conditionsModule: expected an object, got a list (['Asthma'])"),
         (lambda r: r["protocolSection"]["designModule"]["enrollmentInfo"].__setitem__("count", "31"),
@@ -78,7 +78,7 @@ def test_a_quarantined_record_is_not_counted_unchanged(tmp_path, loaded, records
          "PHASE1, PHASE2, PHASE3, PHASE4)"),
         (lambda r: r["protocolSection"]["statusModule"]["startDateStruct"].__setitem__("date", "2019-13"),
          "protocolSection.statusModule.startDateStruct.date: '2019-13' is not a date (expected yyyy, "
-         "yyyy-MM or yyyy-MM-dd)"),
+         "yyyy-MM or yyyy-MM-dd, a real day of a year from 1800 to 2199)"),
     ],
     ids=["no-nct-id", "bad-nct-id", "list-for-object", "wrong-type", "unknown-enum", "bad-date"],
 )
