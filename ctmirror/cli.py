@@ -439,6 +439,12 @@ def serve(
         "--readers", help="Queries a worker runs at once (default: the machine's cores shared among the workers).")]
     = None,
     sql: Annotated[bool, typer.Option("--sql", help="Enable the read-only SQL endpoint /ctmirror/v1/sql.")] = False,
+    sql_memory_limit: Annotated[str, typer.Option(
+        "--sql-memory-limit", help="Memory a query of the SQL endpoint may use (e.g. 1GB); more fails the query.")]
+    = "1GB",
+    allow_host: Annotated[Optional[list[str]], typer.Option(
+        "--allow-host", help="A host name clients may reach the server by, besides the loopback names and --host "
+                             "(repeat for several). Requests naming another host are refused.")] = None,
 ) -> None:
     """Serve the warehouse over HTTP: the ClinicalTrials.gov v2 API under /api/v2 (point a client's base URL here),
     and every method and statistic under /ctmirror/v1 (OpenAPI at /ctmirror/v1/openapi.json). A newly published
@@ -455,7 +461,8 @@ def serve(
         raise InvalidArgument("--workers and --readers must be at least 1")
     readers = readers or max(1, CORES // workers)  # a query runs on one core: more at once stretch each one
     root = Warehouse(options.warehouse).root
-    settings = Settings(root, as_of=arguments.cutoff(as_of), sql=sql, readers=readers)
+    settings = Settings(root, as_of=arguments.cutoff(as_of), sql=sql, readers=readers, host=host,
+                        allow_hosts=tuple(allow_host or ()), sql_memory_limit=sql_memory_limit)
     Mirror(root, as_of=settings.as_of).close()  # a wrong folder fails here, with the warehouse's own message
     say(f"serving {root} on http://{host}:{port} (/api/v2, /ctmirror/v1)"
         + (f" as of {settings.as_of}" if settings.as_of else ""))

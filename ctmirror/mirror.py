@@ -37,7 +37,8 @@ class Mirror(Methods):
     """
 
     def __init__(self, warehouse: str | Path | None = None, *, state: str | None = None,
-                 as_of: date | str | None = None, threads: int | None = None) -> None:
+                 as_of: date | str | None = None, threads: int | None = None,
+                 memory_limit: str | None = None) -> None:
         record_pandas_absent()
         self.lock = threading.RLock()  # every use of the connection and of the call state below holds it
         self.warehouse = Warehouse(warehouse)
@@ -47,7 +48,7 @@ class Mirror(Methods):
         self.shaped_plans: dict[str, None] = {}  # search's, by shape, least recently used first
         self.argument_tables: set[str] = set()  # the statements that made the methods' arguments tables here
         self.as_of: date | None = None
-        self._threads = threads
+        self._threads, self._memory_limit = threads, memory_limit
         manifest = self.warehouse.root / "snapshot.json"
         self._is_snapshot = manifest.exists()
         if self._is_snapshot:  # a frozen snapshot folder: its own state, pinned to its cutoff
@@ -67,7 +68,8 @@ class Mirror(Methods):
                                  hint="run `ctmirror republish` to publish the data again (raw/ and segments are "
                                       "untouched), or `ctmirror rebuild` if that fails")
         try:
-            self.con = open_reader(self.state.catalog, *self._folders(), threads=self._threads)
+            self.con = open_reader(self.state.catalog, *self._folders(), threads=self._threads,
+                                   memory_limit=self._memory_limit)
         except duckdb.Error as exc:
             raise WarehouseError(f"cannot open the catalog of state {self.state.state_id}: "
                                  f"{str(exc).splitlines()[0]}",
@@ -143,12 +145,16 @@ class Mirror(Methods):
     def state_id(self) -> str:
         return self.state.state_id
 
-    def sql(self, query: str, params: dict[str, Any] | list[Any] | None = None) -> pl.DataFrame:
+    def sql(self, query: str, params: dict[str, Any] | list[Any] | None = None, *,
+            limit: int | None = None) -> pl.DataFrame:
         """Runs one query (SELECT) with bound parameters; returns a polars DataFrame. Anything else is refused
-        (ReadOnlyViolation), and the connection can read no file outside this state."""
+        (ReadOnlyViolation), and the connection can read no file outside this state. limit: at most this many
+        rows, as part of the plan DuckDB runs (the rest is never computed)."""
         self._check_sql(query)
         with self.lock:
-            return self.answering(lambda: self.con.execute(query, params).pl())
+            if limit is None:
+                return self.answering(lambda: self.con.execute(query, params).pl())
+            return self.answering(lambda: self.con.sql(query, params=params).limit(limit).pl())
 
     def rows(self, query: str, params: dict[str, Any] | list[Any] | None = None) -> list[dict[str, Any]]:
         """As `sql`, as a list of dicts."""

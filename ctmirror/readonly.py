@@ -33,11 +33,12 @@ class QueryFailed(InputError):
     """DuckDB rejected the query (syntax, binding, run time), or it ran past the timeout."""
 
 
-def open_reader(catalog: Path, root: Path, allowed: Iterable[Path], *,
-                threads: int | None = None) -> duckdb.DuckDBPyConnection:
+def open_reader(catalog: Path, root: Path, allowed: Iterable[Path], *, threads: int | None = None,
+                memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
     """A locked connection to `catalog`. root: the folder its views name their files relative to (a warehouse,
     or a snapshot folder); allowed: the only folders it may read below; threads: DuckDB's threads for its queries
-    (None: one a core)."""
+    (None: one a core); memory_limit: DuckDB's for the whole connection (None: its default). A reader never
+    spills to disk: a query over its memory fails rather than write a temporary file."""
     con = duckdb.connect(":memory:", config=READER_CONFIG)
     try:
         con.execute(read_sql("session/quiet.sql"))
@@ -48,6 +49,8 @@ def open_reader(catalog: Path, root: Path, allowed: Iterable[Path], *,
         con.execute(read_sql("session/set_root.sql"), {"root": str(root)})
         if threads is not None:
             con.execute(read_sql("session/threads.sql"), {"threads": threads})
+        if memory_limit is not None:
+            con.execute(read_sql("session/memory_limit.sql"), {"limit": memory_limit})
         con.execute(read_sql("session/allowed_directories.sql"),
                     {"folders": [str(folder).rstrip("/") + "/" for folder in allowed]})
         con.execute(read_sql("session/lock_reader.sql"))

@@ -24,6 +24,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -38,6 +39,7 @@ from ctmirror.readonly import QueryFailed, check_query
 from ctmirror.registry import METHODS, Method
 from ctmirror.server import v2
 from ctmirror.server.balance import BALANCE_FILE, make_balance_file
+from ctmirror.server.guard import Guard, allowed_hosts
 from ctmirror.server.openapi import openapi_document
 from ctmirror.server.pool import MirrorPool
 from ctmirror.server.records import enumerations, field_tree
@@ -45,14 +47,18 @@ from ctmirror.server.records import enumerations, field_tree
 log = logging.getLogger("ctmirror.serve")
 MAX_QUERY_STRING = 64 * 1024
 MAX_BODY = 1024 * 1024
+SQL_MEMORY_LIMIT = "1GB"  # of each SQL endpoint reader (--sql-memory-limit)
 SQL_ROW_LIMIT = 10_000
 
 
 class Settings:
     def __init__(self, warehouse: Path, *, as_of: date | None = None, sql: bool = False, readers: int = 2,
-                 sql_timeout: float = 30.0) -> None:
+                 sql_timeout: float = 30.0, sql_memory_limit: str = SQL_MEMORY_LIMIT, host: str = "127.0.0.1",
+                 allow_hosts: tuple[str, ...] = ()) -> None:
         self.warehouse, self.as_of, self.sql, self.readers, self.sql_timeout = \
             Path(warehouse), as_of, sql, readers, sql_timeout
+        self.sql_memory_limit = sql_memory_limit
+        self.host, self.allow_hosts = host, tuple(allow_hosts)
 
     @classmethod
     def from_environment(cls) -> Settings:
@@ -60,15 +66,29 @@ class Settings:
         as_of = os.environ.get("CTMIRROR_SERVE_AS_OF")
         return cls(Path(os.environ["CTMIRROR_WAREHOUSE"]), as_of=date.fromisoformat(as_of) if as_of else None,
                    sql=os.environ.get("CTMIRROR_SERVE_SQL") == "1",
-                   readers=int(os.environ.get("CTMIRROR_SERVE_READERS", "2")))
+                   readers=int(os.environ.get("CTMIRROR_SERVE_READERS", "2")),
+                   sql_memory_limit=os.environ.get("CTMIRROR_SERVE_SQL_MEMORY", SQL_MEMORY_LIMIT),
+                   host=os.environ.get("CTMIRROR_SERVE_HOST", "127.0.0.1"),
+                   allow_hosts=tuple(h for h in os.environ.get("CTMIRROR_SERVE_ALLOW_HOSTS", "").split(",") if h))
 
     def to_environment(self) -> dict[str, str]:
         return {"CTMIRROR_WAREHOUSE": str(self.warehouse), "CTMIRROR_SERVE_AS_OF": str(self.as_of or ""),
-                "CTMIRROR_SERVE_SQL": "1" if self.sql else "0", "CTMIRROR_SERVE_READERS": str(self.readers)}
+                "CTMIRROR_SERVE_SQL": "1" if self.sql else "0", "CTMIRROR_SERVE_READERS": str(self.readers),
+                "CTMIRROR_SERVE_SQL_MEMORY": self.sql_memory_limit, "CTMIRROR_SERVE_HOST": self.host,
+                "CTMIRROR_SERVE_ALLOW_HOSTS": ",".join(self.allow_hosts)}
+
+    def hosts(self) -> frozenset[str]:
+        return allowed_hosts(self.host, self.allow_hosts)
 
 
-def create_app(settings: Settings) -> Starlette:
+def create_app(settings: Settings) -> Guard:
+    """The app, behind its Guard (ctmirror/server/guard.py): Host, Origin, content type and body size checked
+    before any surface sees a request."""
     pool = MirrorPool(settings.warehouse, as_of=settings.as_of, size=settings.readers)
+    # The SQL endpoint's queries run on readers of their own, each under its own memory limit, so a query cannot
+    # take the server's memory nor hold the readers the methods answer on.
+    sql_pool = MirrorPool(settings.warehouse, as_of=settings.as_of, size=1,
+                          memory_limit=settings.sql_memory_limit) if settings.sql else None
     size_cache: dict[str, dict[str, Any]] = {}
     size_lock = threading.Lock()
 
@@ -76,13 +96,14 @@ def create_app(settings: Settings) -> Starlette:
         as_of = mirror.as_of
         return {"X-Ctmirror-State": mirror.state_id, "X-Ctmirror-As-Of": as_of.isoformat() if as_of else "current"}
 
-    async def answer(request: Request, work, *, api: bool, state_id: str | None = None) -> Response:
+    async def answer(request: Request, work, *, api: bool, state_id: str | None = None,
+                     readers: MirrorPool = pool) -> Response:
         """Runs work(mirror) in a worker thread on a pooled Mirror; maps every error to the surface's shape."""
         if len(request.url.query) > MAX_QUERY_STRING:
             return _error(api, InvalidArgument(f"the query string is longer than {MAX_QUERY_STRING:,} characters"))
 
         def run() -> Response:
-            with pool.mirror(state_id) as mirror:
+            with readers.mirror(state_id) as mirror:
                 response = work(mirror)
                 response.headers.update(headers(mirror))
                 return response
@@ -92,7 +113,7 @@ def create_app(settings: Settings) -> Starlette:
         except v2.V2Error as exc:
             return PlainTextResponse(str(exc), status_code=exc.status)
         except CtmirrorError as exc:
-            return _error(api, exc)
+            return _error(api, _without_paths(exc, settings.warehouse))
         except Exception:  # never a traceback to a client; the log has it
             log.exception("request failed: %s", request.url)
             return _error(api, WarehouseError("the server failed on this request", hint="see the server's log"))
@@ -216,7 +237,8 @@ def create_app(settings: Settings) -> Starlette:
         except (ValueError, KeyError, TypeError):
             return _error(False, InvalidArgument(
                 f'the body must be {{"query": "SELECT ...", "limit": 1..{SQL_ROW_LIMIT}}}'))
-        return await answer(request, partial(_run_sql, query, limit, settings.sql_timeout), api=False)
+        return await answer(request, partial(_run_sql, query, limit, settings.sql_timeout), api=False,
+                            readers=sql_pool)
 
     routes = [
         Route("/api/v2/studies", studies), Route("/api/v2/studies/metadata", metadata),
@@ -232,7 +254,13 @@ def create_app(settings: Settings) -> Starlette:
     from ctmirror.server.agent_tools import build_server
 
     tools_server = build_server(pool)
-    sessions = StreamableHTTPSessionManager(app=tools_server, stateless=True, json_response=True)
+    hosts = settings.hosts()
+    with_ports = [f"{h}:*" if ":" not in h else f"[{h}]:*" for h in hosts]
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=[*hosts, *with_ports],
+        allowed_origins=[f"{scheme}://{h}" for scheme in ("http", "https") for h in [*hosts, *with_ports]])
+    sessions = StreamableHTTPSessionManager(app=tools_server, stateless=True, json_response=True,
+                                            security_settings=security)
 
     class ToolsEndpoint:  # an ASGI app (not a function), so Starlette hands it the raw request
         async def __call__(self, scope, receive, send) -> None:
@@ -246,13 +274,15 @@ def create_app(settings: Settings) -> Starlette:
         async with sessions.run():
             yield
         pool.close()
+        if sql_pool is not None:
+            sql_pool.close()
 
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.pool = pool
-    return app
+    return Guard(app, hosts=hosts, max_body=MAX_BODY)
 
 
-def app_from_environment() -> Starlette:
+def app_from_environment() -> Guard:
     return create_app(Settings.from_environment())
 
 
@@ -262,6 +292,16 @@ def _error(api: bool, error: CtmirrorError) -> Response:
     if api:
         return PlainTextResponse(str(error), status_code=400 if isinstance(error, StateNotFound) else error.http_status)
     return JSONResponse(error.envelope(), status_code=error.http_status)
+
+
+def _without_paths(error: CtmirrorError, warehouse: Path) -> CtmirrorError:
+    """The error with the warehouse's folder named as "the warehouse": a client learns nothing of the server's
+    file system."""
+    for folder in sorted({str(warehouse.resolve()), str(warehouse)}, key=len, reverse=True):
+        error.args = tuple(a.replace(folder, "the warehouse") if isinstance(a, str) else a for a in error.args)
+        if error.hint:
+            error.hint = error.hint.replace(folder, "the warehouse")
+    return error
 
 
 def _query_arguments(request: Request, method: Method) -> dict[str, Any]:
@@ -292,14 +332,21 @@ def _call(method: Method, arguments: dict[str, Any], mirror: Mirror) -> Response
 
 
 def _run_sql(query: str, limit: int, timeout: float, mirror: Mirror) -> Response:
+    """A user's query on a reader of the SQL pool: the row limit is part of the plan DuckDB runs (a relation's
+    LIMIT, not a cut of a result built whole), under the reader's memory limit, and interrupted at the timeout."""
     check_query(query)
     timer = threading.Timer(timeout, mirror.con.interrupt)
     timer.start()
     try:
-        frame = mirror.sql(query)
+        frame = mirror.sql(query, limit=limit + 1)
     except QueryFailed as exc:
         if "INTERRUPT" in str(exc).upper():
             raise InvalidArgument(f"the query ran longer than {timeout:g} s and was stopped") from exc
+        if "Out of Memory" in str(exc):
+            raise InvalidArgument(f"the query needs more than the SQL endpoint's memory limit "
+                                  f"({mirror.con.execute(read_sql('session/memory_setting.sql')).fetchone()[0]})",
+                                  recovery_hint="aggregate or filter in SQL, select fewer or shorter columns, or "
+                                                "start the server with a larger --sql-memory-limit") from exc
         raise
     finally:
         timer.cancel()

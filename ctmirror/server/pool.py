@@ -25,8 +25,8 @@ class MirrorPool:
     """At most `size` Mirrors answer at once; idle ones are kept per state, those of a state no longer current are
     closed when returned."""
 
-    def __init__(self, root: Path, *, as_of: date | None = None, size: int = 2) -> None:
-        self.root, self.as_of, self.size = Path(root), as_of, max(1, size)
+    def __init__(self, root: Path, *, as_of: date | None = None, size: int = 2, memory_limit: str | None = None) -> None:
+        self.root, self.as_of, self.size, self.memory_limit = Path(root), as_of, max(1, size), memory_limit
         self._slots = threading.BoundedSemaphore(self.size)
         self._lock = threading.Lock()
         self._idle: dict[str, list[Mirror]] = {}
@@ -38,7 +38,7 @@ class MirrorPool:
     def _open(self, **options) -> Mirror:
         """A Mirror for requests: one DuckDB thread, and v2 searches' arguments table made before anything is
         prepared on it."""
-        mirror = Mirror(self.root, threads=READER_THREADS, **options)
+        mirror = Mirror(self.root, threads=READER_THREADS, memory_limit=self.memory_limit, **options)
         v2.make_search_arguments(mirror)
         return mirror
 

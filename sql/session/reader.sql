@@ -4,3 +4,6 @@
 -- keys spread over the whole table would read all of them; much above 1,000 keys the filter costs more than it
 -- saves.
 SET dynamic_or_filter_threshold = 1000;
+-- No temporary files: DuckDB's default folder is `.tmp` under the working directory, which a reader's sandbox would
+-- then have to allow (and could list); a reader's query runs in memory or fails.
+SET temp_directory = '';
