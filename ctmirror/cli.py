@@ -37,8 +37,18 @@ class Options:
 options = Options()
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from ctmirror import __version__
+
+        typer.echo(f"ctmirror {__version__}")
+        raise typer.Exit(0)
+
+
 @app.callback()
 def main_options(
+    version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+                                          help="Print ctmirror's version and exit.")] = False,
     warehouse: Annotated[Optional[Path], typer.Option(
         "--warehouse", "-w", envvar="CTMIRROR_WAREHOUSE",
         help="Warehouse folder (default ./warehouse, or $CTMIRROR_WAREHOUSE).")] = None,
@@ -76,10 +86,63 @@ def refuse_inside_warehouse(out: Path) -> None:
                               invalid_input=str(out), recovery_hint="write the output somewhere outside the warehouse")
 
 
-def progress(total: int | None, unit: str, desc: str) -> tqdm:
-    """A bar on a terminal; silent with --quiet or when stderr is not a terminal."""
-    return tqdm(total=total, unit=unit, desc=desc, disable=options.quiet or not sys.stderr.isatty(),
-                dynamic_ncols=True, leave=False)
+# Off a terminal, a long command logs its progress this often (CTMIRROR_PROGRESS_SECONDS sets it).
+LOG_EVERY_SECONDS = float(os.environ.get("CTMIRROR_PROGRESS_SECONDS") or 10)
+
+
+class Progress:
+    """A long command's progress: a bar on a terminal; off one (cron, a log), a line every LOG_EVERY_SECONDS
+    with what is done of the total, the rate and the time left; nothing with --quiet."""
+
+    def __init__(self, total: int | None, unit: str, desc: str) -> None:
+        self.total, self.unit, self.desc = total, unit, desc
+        self.done = 0
+        self.started = self.logged = time.monotonic()
+        self.bar = None if options.quiet or not sys.stderr.isatty() else \
+            tqdm(total=total, unit=unit, desc=desc, dynamic_ncols=True, leave=False)
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def set_total(self, total: int | None) -> None:
+        self.total = total
+        if self.bar is not None:
+            self.bar.total = total
+            self.bar.refresh()
+
+    def update(self, n: int = 1) -> None:
+        self.done += n
+        if self.bar is not None:
+            self.bar.update(n)
+        elif not options.quiet and time.monotonic() - self.logged >= LOG_EVERY_SECONDS:
+            self.logged = time.monotonic()
+            say(self.line())
+
+    def line(self) -> str:
+        rate = self.done / max(time.monotonic() - self.started, 1e-9)
+        of_total = f" of {self.total:,}" if self.total else ""
+        left = f", about {(self.total - self.done) / rate / 60:,.1f} min left" \
+            if self.total and rate and self.done < self.total else ""
+        return f"{self.desc}: {self.done:,}{of_total} {self.unit}, {rate:,.0f}/s{left}"
+
+    def write(self, message: str) -> None:
+        if self.bar is not None:
+            self.bar.write(message, file=sys.stderr)
+        else:
+            say(message)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        elif not options.quiet and self.done and time.monotonic() - self.started >= LOG_EVERY_SECONDS:
+            say(self.line())  # where it ended, for a log that saw it start
+
+
+def progress(total: int | None, unit: str, desc: str) -> Progress:
+    return Progress(total, unit, desc)
 
 
 def say(message: str) -> None:
@@ -158,46 +221,22 @@ def load_aact(
     warn_quarantined(result.counts)
 
 
-class SyncProgress:
-    """A tqdm bar on a terminal; plain log lines (every 10 pages) otherwise; nothing with --quiet."""
+class SyncProgress(Progress):
+    """A sync's progress (ingest.harvest.Progress): studies received, of the registry's total, and notes."""
 
     def __init__(self) -> None:
-        self.bar: tqdm | None = None
-        self.pages = 0
-        self.studies = 0
-        self.started = time.monotonic()
-        self.tty = sys.stderr.isatty()
+        super().__init__(None, "studies", "sync")
 
     def start(self, total: int | None) -> None:
-        if options.quiet or not self.tty:
-            return
-        if self.bar is None:
-            self.bar = tqdm(total=total, unit="studies", desc="sync", dynamic_ncols=True, leave=False)
-        else:
-            self.bar.total = total
-            self.bar.refresh()
+        self.set_total(total)
 
     def page(self, studies: int, total: int | None) -> None:
-        self.pages += 1
-        self.studies += studies
-        if self.bar is not None:
-            self.bar.update(studies)
-            self.bar.set_postfix(pages=self.pages)
-        elif not options.quiet and self.pages % 10 == 0:
-            rate = self.studies / max(time.monotonic() - self.started, 1e-9)
-            of_total = f"/{total:,}" if total else ""
-            eta = f", ETA {((total - self.studies) / rate) / 60:,.1f} min" if total and rate else ""
-            say(f"page {self.pages}: {self.studies:,}{of_total} studies, {rate:,.0f}/s{eta}")
+        if total != self.total:
+            self.set_total(total)
+        self.update(studies)
 
     def note(self, message: str) -> None:
-        if self.bar is not None:
-            self.bar.write(message, file=sys.stderr)
-        else:
-            say(message)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
+        self.write(message)
 
 
 @app.command()
@@ -261,26 +300,48 @@ def republish() -> None:
 
 
 @app.command()
-def status(as_json: JsonOption = False) -> None:
-    """Studies, versions, per-status and per-phase counts, last run, quarantine, size.
+def status(as_json: JsonOption = False, check: Annotated[bool, typer.Option(
+        "--check", help="Exit 1 if the newest run failed (for a monitor); 0 otherwise.")] = False) -> None:
+    """Studies, versions, per-status and per-phase counts, last run (and last failure), quarantine, size.
 
-    Example: ctmirror status
+    Example: ctmirror status --json   (monitors: last_success, last_failure, last_run_failed, data_age_hours)
     """
+    from ctmirror.core.errors import WarehouseError
     from ctmirror.mirror import Mirror
-    from ctmirror.status import warehouse_status
+    from ctmirror.status import run_report, warehouse_status
 
-    with Mirror(options.warehouse) as mirror:
-        report = warehouse_status(mirror)
+    try:
+        with Mirror(options.warehouse) as mirror:
+            report = warehouse_status(mirror)
+    except WarehouseError as exc:  # nothing published (yet): a monitor still learns why the runs failed
+        runs = run_report(Warehouse(options.warehouse).recorded_runs())
+        if runs["last_failure"] is None:
+            raise
+        failure = runs["last_failure"]
+        if as_json:  # one document: the error's envelope and the runs
+            typer.echo(json.dumps({**exc.envelope(), "state": None, **runs}, indent=2, default=str))
+        else:
+            typer.echo(f"LAST FAILED  {failure['command']} from {failure['source']} at {failure['finished_at']}: "
+                       f"{failure['note']}")
+        typer.echo(f"error: {exc}\nhint: {exc.recovery_hint}", err=True)
+        raise typer.Exit(exc.exit_code) from None
     if as_json:
         typer.echo(json.dumps(report, indent=2, default=str))
-        return
+    else:
+        _print_status(report)
+    if check and report["last_run_failed"]:
+        raise typer.Exit(1)
+
+
+def _print_status(report: dict) -> None:
     typer.echo(f"warehouse    {report['warehouse']} (state {report['state']}, published {report['published_at']})")
     if report["snapshot"]:
         snap = report["snapshot"]
         typer.echo(f"snapshot     {snap['mode']} as of {snap['cutoff']}, of state {snap['source_state']} (published "
                    f"{snap['source_published_at']}); {snap['exact_studies']:,} of {snap['studies']:,} studies exact")
     typer.echo(f"studies      {report['studies']:,}   versions {report['versions']:,}   "
-               f"quarantined {report['quarantined']:,}   size {report['size_bytes'] / 1e6:,.1f} MB")
+               f"quarantined {report['quarantined']:,}   size {report['size_bytes'] / 1e6:,.1f} MB this state, "
+               f"{report['size_all_bytes'] / 1e6:,.1f} MB the whole warehouse")
     if report["partial_records"]:
         typer.echo(f"partial      {report['partial_records']:,} studies are partial records (no status, phase, type or "
                    "dates: fetched with a restricted `fields`); they show as (none) below and in the statistics")
@@ -288,6 +349,10 @@ def status(as_json: JsonOption = False) -> None:
     if run:
         typer.echo(f"last run     {run['command']} from {run['source']} at {run['finished_at']}"
                    f" (data timestamp {run['data_timestamp'] or 'unknown'})")
+    failure = report["last_failure"]
+    if failure and report["last_run_failed"]:
+        typer.echo(f"LAST FAILED  {failure['command']} from {failure['source']} at {failure['finished_at']}: "
+                   f"{failure['note']}")
     typer.echo("by status    " + ", ".join(f"{r['overall_status']} {r['studies']:,}" for r in report["by_status"]))
     typer.echo("by phase     " + ", ".join(f"{r['phase']} {r['studies']:,}" for r in report["by_phase"]))
 
@@ -305,10 +370,10 @@ JsonOption = Annotated[bool, typer.Option("--json", callback=_json_requested,
                                           help="Print the result, or the error, as the contract's JSON.")]
 
 
-def open_mirror():
+def open_mirror(as_of: str | None = None):
     from ctmirror.mirror import Mirror
 
-    return Mirror(options.warehouse)
+    return Mirror(options.warehouse, as_of=as_of)
 
 
 def emit_json(value) -> None:
@@ -368,12 +433,18 @@ def _method_command(method) -> None:
     """The CLI command of a registered method: its request's fields as arguments and options, and --json."""
     def command(**given):
         as_json = given.pop("as_json", False)
+        as_of = given.pop("mirror_as_of", None)
         arguments = {k: v for k, v in given.items() if v is not None}
-        with open_mirror() as m:
+        with open_mirror(as_of) as m:
             answer = m.call(method.name, **arguments)
         _show(method, answer, as_json, arguments)
 
     parameters = [_cli_parameter(name, info) for name, info in method.request.model_fields.items()]
+    if "date_before" not in method.request.model_fields:  # a single trial: as the registry showed it that day
+        parameters.append(inspect.Parameter("mirror_as_of", inspect.Parameter.KEYWORD_ONLY, default=None,
+                                            annotation=Annotated[Optional[str], typer.Option(
+                                                "--as-of", help="Cutoff date YYYY-MM-DD: the trial as the "
+                                                                "registry showed it then.")]))
     parameters.append(inspect.Parameter("as_json", inspect.Parameter.KEYWORD_ONLY, default=False,
                                         annotation=JsonOption))
     command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
@@ -688,8 +759,7 @@ def main() -> None:
         if options.json:  # the contract's envelope on stdout; stderr stays for people
             typer.echo(json.dumps(exc.envelope(), indent=2, ensure_ascii=False))
         typer.echo(f"error: {exc}", err=True)
-        if exc.hint:
-            typer.echo(f"hint: {exc.hint}", err=True)
+        typer.echo(f"hint: {exc.recovery_hint}", err=True)
         sys.exit(exc.exit_code)
     except typer.Abort:  # Ctrl-C at a prompt
         sys.exit(130)
@@ -699,9 +769,37 @@ def main() -> None:
     except Exception as exc:
         if options.debug:
             raise
+        known = machine_failure(exc)
+        if known is not None:
+            typer.echo(f"error: {known}", err=True)
+            typer.echo(f"hint: {known.recovery_hint}", err=True)
+            sys.exit(known.exit_code)
         typer.echo(f"error: {type(exc).__name__}: {exc}", err=True)
-        typer.echo("hint: run again with --debug for the traceback", err=True)
-        sys.exit(1)
+        typer.echo("hint: run again with --debug for the traceback, and report it", err=True)
+        sys.exit(2)
+
+
+def machine_failure(exc: BaseException) -> CtmirrorError | None:
+    """A failure of the machine rather than of ctmirror, said as such: a full disk, a memory budget too small.
+    DuckDB words them its own way (a full disk while writing Parquet reads `Invalid thrift: transport error`)."""
+    import errno
+
+    chain, seen = [], exc
+    while seen is not None and len(chain) < 10:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    for error in chain:
+        text = str(error)
+        if (isinstance(error, OSError) and error.errno == errno.ENOSPC) or "No space left on device" in text:
+            where = getattr(error, "filename", None) or options.warehouse or "the warehouse's disk"
+            return CtmirrorError(f"no space left on the disk of {where}",
+                                 hint="free space (or move the warehouse) and run the same command again: nothing "
+                                      "half-written is ever published, and a sync resumes")
+        if "Out of Memory" in text or isinstance(error, MemoryError):
+            budget = os.environ.get(MEMORY_LIMIT_ENV) or "the default (a quarter of the machine's memory, 4GB at most)"
+            return CtmirrorError(f"a memory budget of {budget} is too small for this work: {text.splitlines()[0]}",
+                                 hint="give it more with --memory-limit (e.g. 2GB), or close what else uses memory")
+    return None
 
 
 if __name__ == "__main__":

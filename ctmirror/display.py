@@ -48,8 +48,21 @@ def trial(answer: Any) -> str:
     return key_values(list(data.items()))
 
 
+PHASE_WORDS = {"EARLY_PHASE1": "Early Phase 1", "PHASE1": "Phase 1", "PHASE2": "Phase 2", "PHASE3": "Phase 3",
+               "PHASE4": "Phase 4", "NA": "Not Applicable"}
+
+
+def phase_label(phase: str | None) -> str | None:
+    """A phase as every table shows it ("Phase 1/Phase 2"); the contract's JSON keeps its own form."""
+    if not phase:
+        return phase
+    return "/".join(PHASE_WORDS.get(p, p) for p in phase.replace(",", "/").split("/"))
+
+
 def search_page(page: PaginationEnvelope) -> str:
-    return (table([i.model_dump() for i in page.items], ["id", "phase", "status", "sponsor", "title"])
+    items = [{**i.model_dump(), "nct_id": i.id.replace("NCT:", "NCT", 1), "phase": phase_label(i.phase)}
+             for i in page.items]
+    return (table(items, ["nct_id", "phase", "status", "sponsor", "title"])
             + f"\n\n{page.pagination.total_count} found"
             + (f"; next page: --cursor {page.pagination.cursor}" if page.pagination.cursor else ""))
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 
-def cell(value: Any, width: int) -> str:
+def text_of(value: Any) -> str:
     if value is None:
         text = ""
     elif isinstance(value, (list, tuple, set)):
@@ -15,14 +15,34 @@ def cell(value: Any, width: int) -> str:
         text = f"{value:g}"
     else:
         text = str(value)
-    text = " ".join(text.split())
+    return " ".join(text.split())
+
+
+def cell(value: Any, width: int) -> str:
+    text = text_of(value)
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def middle_cut(text: str, width: int) -> str:
+    """Its start and its end, for texts that differ only past where a plain cut stops."""
+    if len(text) <= width:
+        return text
+    head = (width - 1) // 2
+    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
 
 
 def table(rows: Sequence[dict[str, Any]], columns: Sequence[str], *, max_width: int = 48) -> str:
     if not rows:
         return "(no rows)"
     cells = [[cell(row.get(c), max_width) for c in columns] for row in rows]
+    for i, column in enumerate(columns):  # two different values must not look the same once cut
+        full = [text_of(row.get(column)) for row in rows]
+        shown: dict[str, set[str]] = {}
+        for text, cut in zip(full, (r[i] for r in cells)):
+            shown.setdefault(cut, set()).add(text)
+        if any(len(texts) > 1 for texts in shown.values()):
+            for r, text in zip(cells, full):
+                r[i] = middle_cut(text, max_width)
     widths = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(columns)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths)),
              "  ".join("─" * w for w in widths)]

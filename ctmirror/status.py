@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from datetime import datetime, timezone
 from pathlib import Path
 
 from ctmirror.core.sqlfiles import read_sql
@@ -29,9 +30,37 @@ def warehouse_status(mirror: Mirror) -> dict:
         "by_status": mirror.rows(read_sql("catalog/queries/status_by_status.sql")),
         "by_phase": mirror.rows(read_sql("catalog/queries/status_by_phase.sql")),
         "last_run": (mirror.rows(read_sql("catalog/queries/status_last_run.sql")) or [None])[0],
-        "size_bytes": directory_size(mirror.warehouse.root),
+        **_runs(mirror),
+        "size_bytes": directory_size(mirror.state.path) if not mirror.frozen else directory_size(mirror.warehouse.root),
+        "size_all_bytes": directory_size(mirror.warehouse.root),
         "snapshot": _snapshot(mirror),
     }
+
+
+def _runs(mirror: Mirror) -> dict:
+    return run_report([] if mirror.frozen else mirror.warehouse.recorded_runs(), mirror.state.meta.get("published_at"))
+
+
+def run_report(runs: list[dict], published_at: str | None = None) -> dict:
+    """For monitors: the last run that completed, the last that failed (or was interrupted), whether the newest
+    run failed, and how old the data is (hours since the registry's data timestamp, or since the last success)."""
+    finished = sorted(runs, key=lambda r: str(r.get("finished_at") or ""))
+    successes = [r for r in finished if r.get("status") == "completed"]
+    failures = [r for r in finished if r.get("status") in ("failed", "interrupted")]
+    keys = ("command", "source", "status", "started_at", "finished_at", "data_timestamp", "versions_added", "note")
+    success = {k: successes[-1].get(k) for k in keys} if successes else None
+    failure = {k: failures[-1].get(k) for k in keys} if failures else None
+    newest_failed = bool(finished) and finished[-1].get("status") in ("failed", "interrupted")
+    stamp = (success or {}).get("data_timestamp") or (success or {}).get("finished_at") or published_at
+    age = None
+    try:
+        then = datetime.fromisoformat(str(stamp).rstrip("Z"))
+        then = then if then.tzinfo else then.replace(tzinfo=timezone.utc)
+        age = round((datetime.now(timezone.utc) - then).total_seconds() / 3600, 1)
+    except ValueError:
+        pass
+    return {"last_success": success, "last_failure": failure, "last_run_failed": newest_failed,
+            "data_age_hours": age}
 
 
 def _snapshot(mirror: Mirror) -> dict | None:

@@ -28,7 +28,7 @@ from pathlib import Path
 import duckdb
 
 from ctmirror.core.duck import quiet
-from ctmirror.core.errors import TerminalHarvestError
+from ctmirror.core.errors import HarvestError, TerminalHarvestError
 from ctmirror.core.raw_store import RawStore, utc_now
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.warehouse import State, Warehouse, append_lines, atomic_write_text
@@ -270,7 +270,8 @@ class _Run:
                                     removed=removed, pages=self.cp["pages"], retries=self.cp["retries"],
                                     note="; ".join(self.cp["notes"]) or None)
         publish_started, publish_cpu_started = time.monotonic(), time.process_time()
-        state = self.writer.publish(run)
+        # A night that changed nothing publishes nothing: the current state answers the same.
+        state, published = self.writer.publish_if_new(run, always=bool(removed))
         publish_seconds = time.monotonic() - publish_started
         publish_cpu = time.process_time() - publish_cpu_started
         self.paths.write(self.paths.state, {
@@ -278,7 +279,8 @@ class _Run:
             "data_timestamp": run["data_timestamp"], "next_since": self.cp["started_at"][:10],
         })
         self.paths.checkpoint.unlink(missing_ok=True)
-        return SyncResult(run=run, state=state, summary=self._summary(run, merged, state.state_id, publish_seconds),
+        return SyncResult(run=run, state=state, summary=self._summary(run, merged, state.state_id, publish_seconds,
+                                                                      published),
                           publish_seconds=publish_seconds, publish_cpu_seconds=publish_cpu)
 
     def _counts(self) -> dict:
@@ -345,7 +347,7 @@ class _Run:
             con.close()
         return known, seen
 
-    def _summary(self, run: dict, merged: int, state_id: str, publish_seconds: float) -> str:
+    def _summary(self, run: dict, merged: int, state_id: str, publish_seconds: float, published: bool) -> str:
         took = time.monotonic() - self.started
         removed = f"{run['removed']} removed" + (f" ({merged} now aliases)" if merged else "")
         text = (f"{self.cp['mode'].capitalize()} sync of {self.cp['base_url']} finished in {took:,.1f} s "
@@ -353,7 +355,9 @@ class _Run:
                 f"{run['studies_added']:,} studies added, {run['studies_changed']:,} changed, "
                 f"{run['unchanged']:,} unchanged, {removed}, {run['quarantined']:,} quarantined; "
                 f"{run['pages']:,} pages, {run['retries']:,} retries; registry data timestamp "
-                f"{run['data_timestamp'] or 'unknown'}; published state {state_id}.")
+                f"{run['data_timestamp'] or 'unknown'}; "
+                + (f"published state {state_id}." if published else
+                   f"nothing changed, so nothing published: state {state_id} stays current."))
         if self.cp["notes"]:
             text += " Noticed: " + "; ".join(self.cp["notes"]) + "."
         return text
@@ -415,10 +419,16 @@ def _download(raw: RawStore, url: str, timeout: float, progress: Progress):
     import httpx
 
     with tempfile.NamedTemporaryFile(suffix=".zip") as tmp:
-        with httpx.stream("GET", url, timeout=timeout, follow_redirects=True) as reply:
-            if reply.status_code != 200:
-                raise TerminalHarvestError(f"HTTP {reply.status_code} from GET {url}")
-            for chunk in reply.iter_bytes(1 << 20):
-                tmp.write(chunk)
+        try:
+            with httpx.stream("GET", url, timeout=timeout, follow_redirects=True) as reply:
+                if reply.status_code != 200:
+                    raise TerminalHarvestError(f"HTTP {reply.status_code} from GET {url}")
+                for chunk in reply.iter_bytes(1 << 20):
+                    tmp.write(chunk)
+        except httpx.HTTPError as exc:
+            raise HarvestError(f"cannot download {url}: {type(exc).__name__}: {exc}",
+                               hint="check the network and run the same command again; or download the registry's "
+                                    "bulk file yourself (ctg-studies.json.zip, from the API's /studies/download?"
+                                    "format=json.zip) and pass its path to --from-bulk") from exc
         tmp.flush()
         return raw.receive_file(Path(tmp.name), source="bulk", origin=url)

@@ -14,7 +14,7 @@ from pathlib import Path
 from ctmirror.core.errors import InputError
 from ctmirror.core.warehouse import State, Warehouse
 from ingest.normalize import LoadCounts, pending_receipts
-from ingest.publish import publish, record_run
+from ingest.publish import publish
 from ingest.writer import WriterRun, writer_run
 
 
@@ -138,13 +138,9 @@ def _publish_load(run: WriterRun, counts: LoadCounts, *, origin: str, publish_al
     """Publishes what a load added: versions, or records quarantined for the first time. A load that added
     neither publishes nothing (the current state answers the same) and is only recorded. A load whose input held
     no record, or only bad ones, is an error (NothingLoaded) once that is done."""
-    warehouse = run.warehouse
     record = run.completed(origin=origin, counts=asdict(counts), **details)
-    if counts.versions_added or counts.quarantine_rows_added or publish_always or _unpublished(warehouse):
-        result = LoadResult(run=record, counts=counts, state=run.publish(record))
-    else:
-        record_run(warehouse, record)
-        result = LoadResult(run=record, counts=counts, state=warehouse.latest_state(), published=False)
+    state, published = run.publish_if_new(record, always=publish_always)
+    result = LoadResult(run=record, counts=counts, state=state, published=published)
     if counts.records == 0:
         raise NothingLoaded(f"no study record found in {origin}; nothing was added",
                             hint="check the file: ctmirror reads v2 study JSON (NDJSON, API pages, single "
@@ -155,21 +151,6 @@ def _publish_load(run: WriterRun, counts: LoadCounts, *, origin: str, publish_al
                             "no study was added", hint="fix the records and load the file again; what was "
                             "rejected is kept in raw/ and listed in the quarantine table", counts=counts)
     return result
-
-
-def _unpublished(warehouse: Warehouse) -> bool:
-    """Whether a segment holds versions or quarantined records that no published state shows (a writer killed
-    between normalising and publishing): the next load publishes them even if it adds nothing itself."""
-    current = warehouse.current_state()
-    shown = set(current.meta.get("segments", [])) if current is not None else set()
-    if current is not None and current.meta.get("generation", warehouse.generation) != warehouse.generation:
-        shown = set()
-    for segment in warehouse.segments():
-        counts = segment.meta.get("counts", {})
-        added = counts.get("versions_added") or counts.get("quarantine_rows_added", counts.get("quarantined"))
-        if segment.segment_id not in shown and added:
-            return True
-    return False
 
 
 def summary_line(result: LoadResult) -> str:

@@ -47,6 +47,11 @@ def build_snapshot(warehouse: Warehouse, cutoff: date, out: Path, *, state: Stat
     if out.exists():
         raise InvalidArgument(f"{out} exists already: snapshots are never overwritten", invalid_input=str(out),
                               recovery_hint="choose a new --out folder, or delete the old snapshot first")
+    root = warehouse.root.resolve()
+    if out.resolve() == root or root in out.resolve().parents:
+        raise InvalidArgument(f"{out} is inside the warehouse {root}: a snapshot there could be pruned or read as "
+                              "the warehouse's own files", invalid_input=str(out),
+                              recovery_hint="write the snapshot to a folder outside the warehouse")
     segments = [s for s in warehouse.segments() if s.segment_id in set(state.meta["segments"])]
     check_segments(segments)
     if holding_records(segments):

@@ -203,6 +203,10 @@ def test_a_snapshot_needs_a_new_folder(tmp_path, sample_warehouse):
     (tmp_path / "taken").mkdir()
     with pytest.raises(InvalidArgument, match="exists already"):
         build_snapshot(Warehouse(sample_warehouse), date(2019, 6, 1), tmp_path / "taken")
+    for inside in (sample_warehouse / "snapshots" / "2019", sample_warehouse / "states" / "x"):
+        with pytest.raises(InvalidArgument, match="inside the warehouse"):
+            build_snapshot(Warehouse(sample_warehouse), date(2019, 6, 1), inside)
+        assert not inside.exists()
 
 
 @pytest.mark.slow

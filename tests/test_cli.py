@@ -146,3 +146,27 @@ def test_publishing_shows_each_phase_and_quiet_silences_it_but_not_quarantine_wa
     quiet = ctmirror("-q", "-w", str(tmp_path / "quiet"), "load", str(source))
     assert quiet.returncode == 0 and "publishing state" not in quiet.stderr
     assert "quarantined:" in quiet.stderr and quiet.stdout.startswith("2 records: 1 new studies")
+
+
+def test_off_a_terminal_long_commands_log_a_progress_line_now_and_then(tmp_path, records):
+    source = write_ndjson(tmp_path / "a.ndjson", records[:300])
+    loaded = ctmirror("-w", str(tmp_path / "w"), "load", str(source), env={"CTMIRROR_PROGRESS_SECONDS": "0"})
+    assert loaded.returncode == 0, loaded.stderr
+    lines = [line for line in loaded.stderr.splitlines() if line.startswith("loading: ")]
+    assert lines and lines[-1].startswith("loading: 300 records, ") and lines[-1].endswith("/s")
+    rebuilt = ctmirror("-w", str(tmp_path / "w"), "rebuild", env={"CTMIRROR_PROGRESS_SECONDS": "0"})
+    lines = [line for line in rebuilt.stderr.splitlines() if line.startswith("rebuilding: ")]
+    assert rebuilt.returncode == 0 and lines[0].startswith("rebuilding: 1 of 300 records, ") and "min left" in lines[0]
+    quiet_log = ctmirror("-w", str(tmp_path / "w"), "rebuild")  # the default: a line every 10 s at most
+    assert sum(line.startswith("rebuilding: ") for line in quiet_log.stderr.splitlines()) <= 2
+
+
+def test_offline_failures_exit_2_with_their_hint_and_status_shows_them(tmp_path):
+    env = {"CTMIRROR_WAREHOUSE": str(tmp_path / "w")}
+    bulk = ctmirror("sync", "--from-bulk", "http://127.0.0.1:9/ctg-studies.json.zip", env=env)
+    assert bulk.returncode == 2 and "cannot download" in bulk.stderr and "hint: " in bulk.stderr
+    assert "Traceback" not in bulk.stderr
+    status = ctmirror("status", "--json", env=env)
+    assert status.returncode == 2
+    report = json.loads(status.stdout)
+    assert report["state"] is None and report["last_run_failed"] and "cannot download" in report["last_failure"]["note"]

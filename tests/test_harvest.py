@@ -20,6 +20,7 @@ from ctmirror import Mirror
 from ctmirror.core.errors import RetryableHarvestError, TerminalHarvestError
 from ctmirror.core.record_files import RecordFiles
 from ctmirror.core.warehouse import Warehouse
+from ctmirror.status import warehouse_status
 from ingest.harvest import SyncOptions, sync, sync_from_bulk
 from ingest.http_client import RetryPolicy
 from ingest.loader import load_paths
@@ -135,9 +136,44 @@ def test_a_client_error_stops_with_the_url_and_message_and_the_next_run_resumes(
             registry.fail("503")
         with pytest.raises(RetryableHarvestError, match="gave up after 6 attempts: HTTP 503"):
             sync(wh, options(server))
+        assert wh.current_state() is None  # nothing was ever published: the failures are in runs.ndjson alone
+        failed = [r for r in wh.recorded_runs() if r["status"] == "failed"]
+        assert [r["command"] for r in failed] == ["sync", "sync"]
+        assert "HTTP 404" in failed[0]["note"] and "gave up after 6 attempts" in failed[1]["note"]
         result = sync(wh, options(server))
     assert result.run["pages"] == 3
     assert_same_tables(wh.root, loaded_subset)
+    with Mirror(wh.root) as m:  # once published, sync_runs holds the failures beside the success
+        assert m.sql("SELECT status FROM sync_runs ORDER BY started_at")["status"].to_list() == \
+            ["failed", "failed", "completed"]
+        report = warehouse_status(m)
+    assert report["last_success"]["command"] == "sync" and not report["last_run_failed"]
+    assert "gave up" in report["last_failure"]["note"] and report["data_age_hours"] is not None
+
+
+def test_a_failed_night_is_shown_by_status_and_a_night_without_changes_publishes_nothing(tmp_path, subset):
+    registry = registry_of(subset)
+    wh = Warehouse(tmp_path / "w")
+    with FakeApiServer(registry) as server:
+        sync(wh, options(server))
+        first = wh.current_state().state_id
+        quiet_night = sync(wh, options(server))
+        assert wh.current_state().state_id == first and "nothing published" in quiet_night.summary
+        for _ in range(FAST_RETRY.attempts):
+            registry.fail("503")
+        with pytest.raises(RetryableHarvestError):
+            sync(wh, options(server))
+    with Mirror(wh.root) as m:
+        report = warehouse_status(m)
+    assert report["last_run_failed"] and "HTTP 503" in report["last_failure"]["note"]
+    assert report["last_success"]["finished_at"] < report["last_failure"]["finished_at"]
+    env = {**os.environ, "CTMIRROR_WAREHOUSE": str(wh.root)}
+    shown = subprocess.run([sys.executable, "-m", "ctmirror.cli", "status", "--check"], capture_output=True,
+                           text=True, env=env)
+    assert shown.returncode == 1 and "LAST FAILED  sync" in shown.stdout and "HTTP 503" in shown.stdout
+    monitored = subprocess.run([sys.executable, "-m", "ctmirror.cli", "status", "--json"], capture_output=True,
+                               text=True, env=env)
+    assert monitored.returncode == 0 and json.loads(monitored.stdout)["last_run_failed"] is True
 
 
 def test_an_answer_of_another_shape_stops_at_once_and_the_next_run_resumes(tmp_path, subset, loaded_subset):

@@ -316,6 +316,8 @@ def test_the_sql_endpoint_is_off_unless_asked(sample_warehouse):
     ({"query.term": "SEARCH[Location](AREA[LocationCity]Boston)"}, "SEARCH"),
     ({"query.term": "AREA[NoSuchField]x"}, "AREA[NoSuchField]"),
     ({"query.term": "AREA[StartDate]RANGE[2019-13-45, MAX]"}, "not a date"),
+    ({"query.term": "AREA[EnrollmentCount]RANGE[99999999999999999999999, MAX]"}, "whole number up to"),
+    ({"query.term": "AREA[StartDate]RANGE[MAX, MIN]"}, "low bound first"),
     ({"query.cond": "AND"}, "AND"),
     ({"filter.geo": "distance(a,b,c)"}, "filter.geo"),
     ({"filter.ids": "NCT0A"}, "filter.ids"),

@@ -114,3 +114,24 @@ def test_errors_name_no_absolute_path(guarded, sample_warehouse):
         answer = guarded.get(path)
         assert answer.status_code in (400, 404) and str(sample_warehouse.parent) not in answer.text, answer.text
     assert "not kept in the warehouse" in guarded.get("/api/v2/studies?query.cond=cancer&pageToken=" + token).text
+
+
+def test_a_body_nested_too_deep_is_a_400_not_a_500(guarded):
+    for path in ("/ctmirror/v1/get_landscape", "/ctmirror/v1/sql"):
+        answer = guarded.post(path, content=b"[" * 100_000, headers={"content-type": "application/json"})
+        assert answer.status_code == 400, (path, answer.status_code)
+
+
+def test_a_range_of_years_covers_both_whole_years(guarded):
+    def total(query: str) -> int:
+        return guarded.get("/api/v2/studies", params={"query.term": query, "countTotal": "true",
+                                                      "pageSize": 1}).json()["totalCount"]
+    years = total("AREA[StartDate]RANGE[2019, 2020]")
+    assert years == total("AREA[StartDate]RANGE[2019-01-01, 2020-12-31]") > 0
+    assert total("AREA[StartDate]RANGE[2019-01, 2019-12]") == total("AREA[StartDate]RANGE[2019-01-01, 2019-12-31]")
+
+
+def test_the_index_page_says_what_is_served(guarded):
+    page = guarded.get("/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert "/api/v2/studies" in page.text and "/ctmirror/v1/openapi.json" in page.text and "/mcp" in page.text

@@ -285,6 +285,23 @@ class Warehouse:
         segments = self.segments()
         return int(segments[-1].segment_id) if segments else 0
 
+    def recorded_runs(self) -> list[dict]:
+        """The runs of runs.ndjson (completed, failed, interrupted), oldest first; unreadable lines left out (the
+        writer's own reading of the file is strict: ingest/publish.py)."""
+        runs = []
+        try:
+            lines = (self.root / "runs.ndjson").read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return []
+        for line in lines:
+            try:
+                run = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(run, dict) and "run_id" in run:
+                runs.append(run)
+        return runs
+
     def counts_since(self, segment_number: int) -> dict[str, int]:
         """What the segments written after `segment_number` added (a run notes the number when it starts)."""
         totals = {"records": 0, "versions_added": 0, "studies_added": 0, "studies_changed": 0, "quarantined": 0}

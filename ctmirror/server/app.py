@@ -28,7 +28,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from ctmirror import __version__
@@ -47,6 +47,20 @@ from ctmirror.server.records import enumerations, field_tree
 log = logging.getLogger("ctmirror.serve")
 MAX_QUERY_STRING = 64 * 1024
 MAX_BODY = 1024 * 1024
+INDEX_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>ctmirror</title></head>
+<body style="font-family: sans-serif; max-width: 46em; margin: 2em auto; line-height: 1.5">
+<h1>ctmirror {version}</h1>
+<p>An offline mirror of ClinicalTrials.gov: state {state}{as_of}.</p>
+<ul>
+<li><a href="/api/v2/studies?query.cond=asthma&amp;pageSize=5">/api/v2/studies</a>: the ClinicalTrials.gov v2 API
+ (<a href="/api/v2/version">version</a>, <a href="/api/v2/studies/metadata">metadata</a>,
+ <a href="/api/v2/studies/search-areas">search areas</a>, <a href="/api/v2/stats/size">sizes</a>)</li>
+<li><a href="/ctmirror/v1/openapi.json">/ctmirror/v1/openapi.json</a>: the methods and statistics at
+ /ctmirror/v1/&lt;name&gt;</li>
+<li>/mcp: the agent tools over the Model Context Protocol (streamable HTTP)</li>
+<li>/ctmirror/v1/sql: read-only SQL, {sql}</li>
+</ul></body></html>
+"""
 SQL_MEMORY_LIMIT = "1GB"  # of each SQL endpoint reader (--sql-memory-limit)
 SQL_ROW_LIMIT = 10_000
 
@@ -214,7 +228,7 @@ def create_app(settings: Settings) -> Guard:
                 arguments = json.loads(body or b"{}")
                 if not isinstance(arguments, dict):
                     raise ValueError
-            except ValueError:
+            except (ValueError, RecursionError):
                 return _error(False, InvalidArgument("the body must be a JSON object of the method's arguments"))
         else:
             arguments = _query_arguments(request, found)
@@ -222,6 +236,16 @@ def create_app(settings: Settings) -> Guard:
 
     async def openapi(request: Request) -> Response:
         return JSONResponse(openapi_document())
+
+    async def index(request: Request) -> Response:
+        """A page for a person who opens the server in a browser: what it serves and where."""
+        def work(mirror: Mirror) -> Response:
+            as_of = f" as of {mirror.as_of}" if mirror.as_of else ""
+            page = INDEX_PAGE.format(version=__version__, state=mirror.state_id, as_of=as_of,
+                                     sql="on" if settings.sql else "off (start with --sql)")
+            return HTMLResponse(page)
+
+        return await answer(request, work, api=False)
 
     async def sql(request: Request) -> Response:
         if not settings.sql:
@@ -234,7 +258,7 @@ def create_app(settings: Settings) -> Guard:
             query, limit = payload["query"], int(payload.get("limit", 1000))
             if not isinstance(query, str) or not 1 <= limit <= SQL_ROW_LIMIT:
                 raise ValueError
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):
             return _error(False, InvalidArgument(
                 f'the body must be {{"query": "SELECT ...", "limit": 1..{SQL_ROW_LIMIT}}}'))
         return await answer(request, partial(_run_sql, query, limit, settings.sql_timeout), api=False,
@@ -245,7 +269,8 @@ def create_app(settings: Settings) -> Guard:
         Route("/api/v2/studies/search-areas", search_areas), Route("/api/v2/studies/enums", enums),
         Route("/api/v2/studies/{nct_id}", one_study), Route("/api/v2/version", version),
         Route("/api/v2/stats/size", size), Route("/api/v2/stats/field/values", field_values),
-        Route("/ctmirror/v1/openapi.json", openapi), Route("/ctmirror/v1/sql", sql, methods=["POST"]),
+        Route("/", index), Route("/ctmirror/v1/openapi.json", openapi),
+        Route("/ctmirror/v1/sql", sql, methods=["POST"]),
         Route("/ctmirror/v1/{name}", method, methods=["GET", "POST"]),
     ]
     # The agent tools (ctmirror/server/agent_tools.py) over MCP's streamable HTTP, on the same readers' warehouse.

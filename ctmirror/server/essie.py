@@ -196,5 +196,8 @@ def _range(argument: str, token: str) -> Range:
     bounds = [b.strip() for b in argument.split(",")]
     if len(bounds) != 2 or not all(bounds):
         raise EssieError("RANGE takes two bounds: RANGE[low, high] (MIN or MAX for an open end)", token)
+    if bounds[0].upper() == "MAX" or bounds[1].upper() == "MIN":
+        raise EssieError("RANGE[low, high] takes its low bound first: MIN may open the low end, MAX the high end",
+                         token)
     low, high = (None if b.upper() in ("MIN", "MAX") else b for b in bounds)
     return Range(low, high)

@@ -175,12 +175,12 @@ COMMENT ON COLUMN quarantine.reason IS 'what is wrong, naming the field and what
 COMMENT ON COLUMN quarantine.record_text IS 'the record as received (non-UTF-8 bytes shown as \xNN)';
 COMMENT ON COLUMN quarantine.quarantined_at IS 'when it was received';
 
-COMMENT ON VIEW sync_runs IS 'One row per completed load, sync, rebuild or history run.';
+COMMENT ON VIEW sync_runs IS 'One row per load, sync, rebuild or history run: completed, failed or interrupted.';
 COMMENT ON COLUMN sync_runs.run_id IS 'run identifier';
 COMMENT ON COLUMN sync_runs.command IS 'load, sync, rebuild, history, load-aact';
 COMMENT ON COLUMN sync_runs.source IS 'file, sample, api, bulk, raw, aact';
 COMMENT ON COLUMN sync_runs.origin IS 'files loaded or base URL harvested';
-COMMENT ON COLUMN sync_runs.status IS 'completed';
+COMMENT ON COLUMN sync_runs.status IS 'completed, failed or interrupted (a failed run''s error and hint are in note)';
 COMMENT ON COLUMN sync_runs.started_at IS 'UTC';
 COMMENT ON COLUMN sync_runs.finished_at IS 'UTC';
 COMMENT ON COLUMN sync_runs.data_timestamp IS 'the API''s /api/v2/version dataTimestamp, for syncs';
@@ -193,7 +193,7 @@ COMMENT ON COLUMN sync_runs.quarantined IS 'records quarantined';
 COMMENT ON COLUMN sync_runs.removed IS 'studies found gone from the registry';
 COMMENT ON COLUMN sync_runs.pages IS 'API pages fetched, for syncs';
 COMMENT ON COLUMN sync_runs.retries IS 'requests retried, for syncs';
-COMMENT ON COLUMN sync_runs.note IS 'anything the run noticed (e.g. the data timestamp changed mid-harvest)';
+COMMENT ON COLUMN sync_runs.note IS 'anything the run noticed (e.g. the data timestamp changed mid-harvest), or why it failed';
 
 COMMENT ON VIEW sightings IS 'One row per well-formed record received, whether or not it was a new version: which receipt saw which study.';
 COMMENT ON COLUMN sightings.receipt_id IS 'the raw/ receipt (a file loaded, a page harvested)';

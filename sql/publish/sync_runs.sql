@@ -1,4 +1,5 @@
--- sync_runs: one row per load, sync, rebuild or history run that completed, from warehouse/runs.ndjson ($runs).
+-- sync_runs: one row per load, sync, rebuild or history run, completed, failed or interrupted, from
+-- warehouse/runs.ndjson ($runs).
 SELECT
     run_id, command, source, origin, status,
     started_at::TIMESTAMP AS started_at, finished_at::TIMESTAMP AS finished_at,
