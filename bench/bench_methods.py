@@ -66,7 +66,8 @@ def calls(m: Mirror, n: int, seed: int = 7) -> dict[str, list]:
         return values[rng.randrange(len(values))]
 
     return {
-        "search_trials": [("search_trials", {"drug": p[0], "condition": p[1], "date_before": pick(dates), "holdout": FP})
+        "search_trials": [("search_trials", {"drug": p[0], "condition": p[1], "date_before": pick(dates),
+                                             "holdout": FP})
                           for p in (pick(pairs) for _ in range(n))],
         "detect_whitespace": [("detect_whitespace", {"drug": pick(drugs), "condition": pick(conditions),
                                                      "date_before": pick(dates), "holdout": FP}) for _ in range(n)],

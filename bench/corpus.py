@@ -58,7 +58,8 @@ NOT_IN_A_WAREHOUSE = ("serve",)
 
 # What benchmark calls draw their arguments from: the real sample's conditions and drugs (the replicated copies
 # repeat them), and every study's NCT ID.
-CONDITIONS = "SELECT DISTINCT condition AS c FROM conditions WHERE nct_id < 'NCT9' AND length(condition) < 60 ORDER BY 1"
+CONDITIONS = ("SELECT DISTINCT condition AS c FROM conditions WHERE nct_id < 'NCT9' AND length(condition) < 60 "
+              "ORDER BY 1")
 DRUGS = ("SELECT DISTINCT name AS d FROM interventions WHERE nct_id < 'NCT9' AND intervention_type = 'Drug' "
          "AND NOT is_placebo(name) ORDER BY 1")
 

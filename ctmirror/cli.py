@@ -244,10 +244,12 @@ def sync(
     base_url: Annotated[str, typer.Option("--base-url", envvar="CTMIRROR_BASE_URL",
                                           help="API host (default https://clinicaltrials.gov).")] = "https://clinicaltrials.gov",
     full: Annotated[bool, typer.Option("--full", help="Harvest everything, not only what changed.")] = False,
-    from_bulk: Annotated[Optional[str], typer.Option("--from-bulk", help="Bootstrap from the bulk json.zip (path or URL).")] = None,
+    from_bulk: Annotated[Optional[str], typer.Option("--from-bulk",
+                                                     help="Bootstrap from the bulk json.zip (path or URL).")] = None,
     interval: Annotated[float, typer.Option("--interval", help="Minimum seconds between requests.")] = 1.2,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds before a request times out.")] = 60.0,
-    check_removed: Annotated[bool, typer.Option("--check-removed", help="Incremental runs too: re-check every known ID.")] = False,
+    check_removed: Annotated[bool, typer.Option("--check-removed",
+                                                help="Incremental runs too: re-check every known ID.")] = False,
 ) -> None:
     """Harvest the registry: the first run (or --full) takes everything, later runs only what changed since.
     Resumes where a killed run stopped; readers see the old state until the new one is published whole.

@@ -43,7 +43,8 @@ def _deadline(con: duckdb.DuckDBPyConnection, timeout: float | None) -> Iterator
 
 def _failure(exc: duckdb.Error, expired: threading.Event, timeout: float | None) -> QueryFailed:
     if expired.is_set():
-        return QueryFailed(f"the query ran longer than {timeout:g} s and was stopped", hint="narrow it, or raise --timeout")
+        return QueryFailed(f"the query ran longer than {timeout:g} s and was stopped",
+                           hint="narrow it, or raise --timeout")
     return query_error(exc)
 
 

@@ -46,7 +46,8 @@ def statistics_markdown() -> str:
              "`NULL`: the scope is the trials matching the condition and the intervention exactly as the methods match",
              "them, whose lead sponsor contains the sponsor's words, first posted by `date_before`",
              "(`SELECT * FROM stats_by_phase('NASH', NULL, NULL, NULL)`). From Python,",
-             "`m.stats_by_phase(condition=\"NASH\", date_before=\"2019-06-01\")` (or `m.stats(\"stats_by_phase\", ...)`)",
+             "`m.stats_by_phase(condition=\"NASH\", date_before=\"2019-06-01\")`",
+             "(or `m.stats(\"stats_by_phase\", ...)`)",
              "answers from the strict state at that cutoff, like the methods; on the command line,",
              "`ctmirror stats stats_by_phase --condition NASH`.", ""]
     for name in sorted(STATISTIC_NAMES):

@@ -174,7 +174,8 @@ def _write_cursor(mirror: Mirror, offset: int, fingerprint: str) -> str:
 
 def _read_cursor(scoped: Mirror, cursor: str, fingerprint: str) -> tuple[Mirror, int]:
     """The mirror (the state the cursor's first page came from) and offset a cursor continues at."""
-    def refused(message: str, hint: str = "Pass the pagination.cursor of the previous page unchanged.") -> InvalidArgument:
+    def refused(message: str,
+                hint: str = "Pass the pagination.cursor of the previous page unchanged.") -> InvalidArgument:
         return InvalidArgument(message, invalid_input=cursor, recovery_hint=hint)
 
     try:

@@ -207,8 +207,9 @@ class Method:
                            f"{', '.join(self.request.model_fields)}")
             else:
                 message = f"{self.name}: {where}: {problem['msg']}"
-            raise InvalidArgument(message, invalid_input=problem.get("input") if problem["type"] != "missing"
-                                  else None, recovery_hint=f"See `ctmirror {self.command or 'stats'} --help`.") from None
+            given = problem.get("input") if problem["type"] != "missing" else None
+            raise InvalidArgument(message, invalid_input=given,
+                                  recovery_hint=f"See `ctmirror {self.command or 'stats'} --help`.") from None
 
     def signature(self) -> inspect.Signature:
         """The Python signature of Mirror.<name>: the request's fields, in order, with their defaults."""

@@ -12,9 +12,11 @@ from __future__ import annotations
 import html
 import json
 import shutil
+import struct
 import subprocess
 import tempfile
 import textwrap
+import zlib
 from collections import Counter
 from datetime import date
 from functools import cache
@@ -314,16 +316,48 @@ def _headless(browser: str, profile: str) -> list[str]:
             f"--user-data-dir={profile}"]
 
 
+# Headless Chromium's screenshot of a short window is shorter than the window (about 87 px less under ~135 px):
+# the chart is drawn in a window this much taller, and the picture cut to the chart's own height.
+SCREENSHOT_MARGIN = 400
+
+
 def svg_to_png(svg: str, target: Path) -> None:
-    """Renders one SVG chart to PNG with headless Chromium."""
+    """Renders one SVG chart to PNG with headless Chromium, exactly the chart's size."""
     width = int(svg.split('width="', 1)[1].split('"', 1)[0])
     height = int(svg.split('height="', 1)[1].split('"', 1)[0])
     with tempfile.TemporaryDirectory() as tmp:
         page = Path(tmp) / "chart.html"
         page.write_text(f'<!doctype html><html><body style="margin:0;background:#fff">{svg}</body></html>')
+        shot = Path(tmp) / "shot.png"
         subprocess.run([*_headless(chromium(), f"{tmp}/profile"), "--hide-scrollbars",
-                        f"--window-size={width},{height}", f"--screenshot={target}", page.as_uri()],
-                       check=True, capture_output=True, timeout=120)
+                        f"--window-size={width},{height + SCREENSHOT_MARGIN}", f"--screenshot={shot}",
+                        page.as_uri()], check=True, capture_output=True, timeout=120)
+        target.write_bytes(png_top_rows(shot.read_bytes(), height))
+
+
+def png_top_rows(data: bytes, rows: int) -> bytes:
+    """A non-interlaced PNG cut to its first `rows` rows. A row's filter refers only to rows above it, so the first
+    rows' filtered bytes stand as they are: no pixel is decoded."""
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise CtmirrorError("Chromium's screenshot is not a PNG", hint="run it by hand to see its error")
+    chunks, position = [], 8
+    while position < len(data):
+        length = struct.unpack(">I", data[position:position + 4])[0]
+        chunks.append((data[position + 4:position + 8], data[position + 8:position + 8 + length]))
+        position += 12 + length
+    header = dict(chunks)[b"IHDR"]
+    width, height = struct.unpack(">II", header[:8])
+    bit_depth, colour_type, interlace = header[8], header[9], header[12]
+    channels = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}[colour_type]
+    if interlace or rows >= height:
+        return data
+    stride = 1 + (width * channels * bit_depth + 7) // 8
+    pixels = zlib.decompress(b"".join(body for kind, body in chunks if kind == b"IDAT"))[: rows * stride]
+    kept = [(b"IHDR", header[:4] + struct.pack(">I", rows) + header[8:])]
+    kept += [(kind, body) for kind, body in chunks if kind not in (b"IHDR", b"IDAT", b"IEND")]
+    kept += [(b"IDAT", zlib.compress(pixels, 9)), (b"IEND", b"")]
+    return b"\x89PNG\r\n\x1a\n" + b"".join(struct.pack(">I", len(body)) + kind + body
+                                              + struct.pack(">I", zlib.crc32(kind + body)) for kind, body in kept)
 
 
 def html_to_pdf(page: str, target: Path) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ctmirror.core.sqlfiles import read_sql
@@ -55,8 +55,8 @@ def run_report(runs: list[dict], published_at: str | None = None) -> dict:
     age = None
     try:
         then = datetime.fromisoformat(str(stamp).rstrip("Z"))
-        then = then if then.tzinfo else then.replace(tzinfo=timezone.utc)
-        age = round((datetime.now(timezone.utc) - then).total_seconds() / 3600, 1)
+        then = then if then.tzinfo else then.replace(tzinfo=UTC)
+        age = round((datetime.now(UTC) - then).total_seconds() / 3600, 1)
     except ValueError:
         pass
     return {"last_success": success, "last_failure": failure, "last_run_failed": newest_failed,

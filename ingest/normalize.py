@@ -239,8 +239,8 @@ class Normalizer:
         batch_counts = dict(zip(("records", "versions_added", "studies_added", "studies_changed"), row))
         batch_counts["quarantined"] = batch.rejected
         batch_counts["records"] += batch.rejected
-        batch_counts["quarantine_rows_added"] = con.execute(
-            read_sql("asof/row_count.sql"), {"file": str(tmp / "quarantine.parquet")}).fetchone()[0] if batch.rejected else 0
+        batch_counts["quarantine_rows_added"] = con.execute(read_sql("asof/row_count.sql"), {
+            "file": str(tmp / "quarantine.parquet")}).fetchone()[0] if batch.rejected else 0
         meta = {
             "segment_id": segment_id,
             "end": end,

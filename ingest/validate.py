@@ -126,7 +126,8 @@ class RecordShape:
         except json.JSONDecodeError as exc:
             truncated = "Unterminated" in exc.msg or exc.pos >= len(text.rstrip()) - 1  # it stops where the text does
             return f"{'truncated JSON' if truncated else 'not valid JSON'}: {exc}", None
-        nct_id = _dig(record, ("protocolSection", "identificationModule", "nctId")) if isinstance(record, dict) else None
+        nct_id = _dig(record, ("protocolSection", "identificationModule", "nctId")) if isinstance(record,
+                                                                                                  dict) else None
         reason = self.problem(record)
         if reason is None and fast_reason != "a 29 February":
             reason = f"rejected: {fast_reason}"
@@ -140,7 +141,7 @@ class RecordShape:
         if nct_id is None:
             return "missing protocolSection.identificationModule.nctId"
         if not isinstance(nct_id, str) or not NCT_ID.match(nct_id):
-            return f"protocolSection.identificationModule.nctId: {nct_id!r} is not NCT followed by 8 ASCII digits, and nothing else"
+            return f"protocolSection.identificationModule.nctId: {nct_id!r} is not NCT and exactly 8 ASCII digits"
         failure = self._check(record)
         if failure is None:
             return None

@@ -351,8 +351,8 @@ def test_an_older_archive_spelled_for_display_reads_as_the_same_versions(tmp_pat
             "overall_status": display.replace("v", "overall_status"),
             "enrollment_type": "CASE enrollment_type WHEN 'ESTIMATED' THEN 'Anticipated' ELSE enrollment_type END",
             "phase": "replace(replace(replace(phase, 'EARLY_PHASE', 'Early Phase '), 'PHASE', 'Phase '), 'NA', 'N/A')",
-            **{column: ("CASE length({c}) WHEN 7 THEN strftime(strptime({c}, '%Y-%m'), '%B %Y') "
-                        "WHEN 10 THEN strftime(strptime({c}, '%Y-%m-%d'), '%B %-d, %Y') ELSE {c} END").format(c=column)
+            **{column: (f"CASE length({column}) WHEN 7 THEN strftime(strptime({column}, '%Y-%m'), '%B %Y') "
+                        f"WHEN 10 THEN strftime(strptime({column}, '%Y-%m-%d'), '%B %-d, %Y') ELSE {column} END")
                for column in ("start_month_year", "completion_month_year", "primary_completion_month_year")},
         },
         "interventions": {"intervention_type": display.replace("v", "intervention_type")},

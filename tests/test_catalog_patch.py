@@ -21,6 +21,8 @@ from ingest.loader import load_paths, republish
 from ingest.normalize import normalised_tables
 from ingest.publish import current_tables
 
+pytestmark = pytest.mark.slow  # publishes warehouses of its own
+
 # Columns holding search_text's numbers, compared as the texts they number: a patch numbers new texts after the
 # last, a whole build in text order.
 TEXT_COLUMNS = {"search_text": ("text_id",), "search_token": ("text_id",), "search_hit": ("text_id",),
@@ -76,7 +78,6 @@ def changed_version(record: dict, *, status: str, day: str) -> dict:
     return changed
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("after_every_update", [False, True])
 def test_a_patched_catalog_has_the_tables_and_answers_of_one_built_whole(tmp_path, records, after_every_update):
     """The night's versions updated on a day some studies' earlier versions were updated after, or have no such
@@ -117,7 +118,6 @@ def test_a_patched_catalog_has_the_tables_and_answers_of_one_built_whole(tmp_pat
     assert any("Aardvark" in a for a in patched_answers)
 
 
-@pytest.mark.slow
 def test_a_publish_patches_only_a_catalog_it_can_trust(tmp_path, records, monkeypatch):
     """A catalog built by other SQL, or more studies patched since it was built whole than a tenth of all (a new
     generation, after a rebuild, too: tests/test_rebuild.py): built whole."""
@@ -137,7 +137,6 @@ def test_a_publish_patches_only_a_catalog_it_can_trust(tmp_path, records, monkey
     assert load("g", records[300:302]) == {"built": "whole"}
 
 
-@pytest.mark.slow
 def test_a_patch_keeps_the_previous_state_as_it_was(tmp_path, records):
     wh = Warehouse(tmp_path / "w")
     load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:300])])
@@ -155,7 +154,6 @@ def test_a_patch_keeps_the_previous_state_as_it_was(tmp_path, records):
         assert m.get_trial(nct(records[7])).overall_status == "WITHDRAWN"
 
 
-@pytest.mark.slow
 def test_a_damaged_previous_catalog_is_built_whole_rather_than_patched(tmp_path, records):
     wh = Warehouse(tmp_path / "w")
     load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:300])])

@@ -68,16 +68,19 @@ def test_queries_in_every_format(tmp_path, sample_warehouse):
     assert ctmirror(sample_warehouse, "sql", query, "--format", "parquet", "--out", str(out)).returncode == 0
     assert pl.read_parquet(out).to_dicts() == expected
     (tmp_path / "q.sql").write_text(query)
-    assert json.loads(ctmirror(sample_warehouse, "sql", "--file", str(tmp_path / "q.sql"), "--format", "json").stdout) == expected
+    assert json.loads(ctmirror(sample_warehouse, "sql", "--file", str(tmp_path / "q.sql"), "--format",
+                               "json").stdout) == expected
 
 
 def test_macros_row_limit_and_prompt(sample_warehouse):
-    limited = ctmirror(sample_warehouse, "sql", "SELECT nct_id FROM studies ORDER BY 1", "--limit", "3", "--format", "csv")
+    limited = ctmirror(sample_warehouse, "sql", "SELECT nct_id FROM studies ORDER BY 1", "--limit", "3", "--format",
+                       "csv")
     assert len(limited.stdout.splitlines()) == 4  # header + 3
     assert "first 3 rows" in limited.stderr
     macro = ctmirror(sample_warehouse, "sql", "SELECT nct_id FROM get_trial('NCT00711542')", "--format", "json")
     assert json.loads(macro.stdout) == [{"nct_id": "NCT00711542"}]
-    session = ctmirror(sample_warehouse, "sql", stdin="SELECT count(*) AS n\nFROM studies;\nDROP VIEW studies;\n.quit\n")
+    session = ctmirror(sample_warehouse, "sql",
+                       stdin="SELECT count(*) AS n\nFROM studies;\nDROP VIEW studies;\n.quit\n")
     assert "2279" in session.stdout and "error: read-only" in session.stdout
 
 

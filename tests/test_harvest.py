@@ -130,7 +130,8 @@ def test_a_client_error_stops_with_the_url_and_message_and_the_next_run_resumes(
     wh = Warehouse(tmp_path / "w")
     with FakeApiServer(registry) as server:
         bad = SyncOptions(base_url=server.base_url + "/nowhere", min_interval=0, retry=FAST_RETRY)
-        with pytest.raises(TerminalHarvestError, match=r"HTTP 404 from GET http://127\.0\.0\.1:\d+/nowhere/api/v2/version: no route"):
+        with pytest.raises(TerminalHarvestError,
+                           match=r"HTTP 404 from GET http://127\.0\.0\.1:\d+/nowhere/api/v2/version: no route"):
             sync(wh, bad)
         for _ in range(FAST_RETRY.attempts):  # the first page fails more often than the policy retries
             registry.fail("503")

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 CORE = "ctmirror.core"
 CLI = {"ctmirror.cli", "ctmirror.docs"}  # the docs generator documents the CLI: it sits on top too
@@ -71,6 +73,7 @@ def test_every_import_points_down():
     assert broken == []
 
 
+@pytest.mark.slow
 def test_the_read_side_loads_nothing_of_the_write_side(sample_warehouse):
     """`import ctmirror` and a Mirror's calls load neither ingest/ nor what only writers need."""
     program = f"""
@@ -87,7 +90,8 @@ with Mirror({str(sample_warehouse)!r}) as m:
     m.search(condition="asthma")
     m.stats("stats_by_phase", condition="asthma")
     m.sql("SELECT count(*) FROM studies")
-loaded = sorted(k for k in sys.modules if k.split(".")[0] in ("ingest", "msgspec", "zstandard", "typer", "tqdm", "httpx"))
+loaded = sorted(k for k in sys.modules if k.split(".")[0] in ("ingest", "msgspec", "zstandard", "typer", "tqdm",
+                                                              "httpx"))
 print(",".join(loaded))
 """
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120, cwd=ROOT)

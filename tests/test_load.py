@@ -19,6 +19,8 @@ from ctmirror import Mirror
 from ctmirror.core.warehouse import Warehouse
 from ingest.loader import load_paths, sample_path
 
+pytestmark = pytest.mark.slow  # each test loads a warehouse of its own
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -135,7 +137,6 @@ def test_a_changed_record_adds_a_version_and_becomes_current(tmp_path, records_b
         assert m.rows("SELECT why_stopped FROM studies")[0]["why_stopped"].endswith("withdrew funding")
 
 
-@pytest.mark.slow
 def test_a_record_larger_than_the_parse_buffer_loads_with_the_others(tmp_path, records_by_id):
     """DuckDB parses a batch in buffers of 16 MB unless told its longest record (and refuses one over twice
     that); a record of 40 MB (a real one with a long detailed description) must load, and the others with it."""

@@ -17,6 +17,8 @@ from ctmirror.core.warehouse import Warehouse
 from ingest import catalog
 from ingest.loader import load_paths, sample_path
 
+pytestmark = pytest.mark.slow  # builds warehouses of its own under budgets
+
 _NCT_ID = re.compile(rb'"nctId"\s*:\s*"NCT\d{8}"')
 # Columns saying when a run received what, or where in its segment files: smaller batches make more files.
 RUN_SPECIFIC = {"ingested_at", "record_file", "record_row", "seen_at", "run_id", "started_at", "finished_at"}

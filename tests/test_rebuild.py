@@ -13,6 +13,8 @@ from ctmirror.core.warehouse import DEFAULT_KEEP_STATES, Warehouse
 from ingest.loader import load_paths, rebuild
 from ingest.normalize import normalised_tables
 
+pytestmark = pytest.mark.slow  # rebuilds warehouses of its own
+
 CURRENT_TABLES = [t for t in normalised_tables() if t != "study_versions"]
 
 
@@ -24,7 +26,6 @@ def snapshot_tables(root) -> dict[str, pl.DataFrame]:
     return tables
 
 
-@pytest.mark.slow
 def test_rebuild_reproduces_every_table(tmp_path, records_by_id, records):
     wh = Warehouse(tmp_path / "w")
     load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:300])])
@@ -71,7 +72,6 @@ def test_segments_from_an_older_version_ask_for_a_rebuild_which_fixes_them(tmp_p
         assert m.get_trial_details(records[0]["protocolSection"]["identificationModule"]["nctId"]) is not None
 
 
-@pytest.mark.slow
 def test_a_killed_or_failed_rebuild_leaves_no_generation_behind(tmp_path, records):
     """A rebuild writes a new generation of segments beside the old one: killed before it is adopted, the next
     writer removes it (the disk back: it is a copy of every segment); the answers stay the old state's."""

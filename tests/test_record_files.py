@@ -32,6 +32,8 @@ from ctmirror.server.no_delay import NoDelayH11Protocol
 from ingest.loader import load_paths, rebuild, republish
 from ingest.snapshot import build_snapshot
 
+pytestmark = pytest.mark.slow  # builds warehouses of its own
+
 BULK_ZIP = Path(__file__).parent / "data" / "bulk" / "ctg-studies-erectile-dysfunction.json.zip"
 
 
@@ -235,7 +237,7 @@ def test_records_received_as_zip_members_are_read_from_raw(tmp_path):
     blob.write_bytes(bytes(damaged))
     record_files._SHARED.clear()
     with pytest.raises(WarehouseError, match="is damaged") as read:
-        for nct_id, file, row, _ in versions:
+        for _nct_id, file, row, _ in versions:
             RecordFiles(root).read(file, row)
     assert "sync --from-bulk" in str(read.value.hint)
     blob.unlink()

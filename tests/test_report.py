@@ -25,6 +25,39 @@ BROWSER = shutil.which("chromium")
 needs_browser = pytest.mark.skipif(BROWSER is None, reason="Debian's chromium is not installed (CI installs it)")
 
 
+def pixel_rows(png: Path) -> tuple[int, int, list[bytes]]:
+    """(width, height, the rows' pixel bytes), filters undone: what a viewer shows."""
+    data = png.read_bytes()
+    width, height = struct.unpack(">II", data[16:24])
+    channels = {2: 3, 6: 4}[data[25]]
+    idat, position = b"", 8
+    while position < len(data):
+        length = struct.unpack(">I", data[position:position + 4])[0]
+        if data[position + 4:position + 8] == b"IDAT":
+            idat += data[position + 8:position + 8 + length]
+        position += 12 + length
+    raw, stride, rows = zlib.decompress(idat), width * channels, []
+    previous = bytearray(stride)
+    for r in range(height):
+        kind, line = raw[r * (stride + 1)], bytearray(raw[r * (stride + 1) + 1:(r + 1) * (stride + 1)])
+        for i in range(stride):
+            left = line[i - channels] if i >= channels else 0
+            up, corner = previous[i], previous[i - channels] if i >= channels else 0
+            if kind == 1:
+                line[i] = (line[i] + left) & 255
+            elif kind == 2:
+                line[i] = (line[i] + up) & 255
+            elif kind == 3:
+                line[i] = (line[i] + (left + up) // 2) & 255
+            elif kind == 4:
+                p = left + up - corner
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
+                line[i] = (line[i] + (left if pa <= pb and pa <= pc else up if pb <= pc else corner)) & 255
+        rows.append(bytes(line))
+        previous = line
+    return width, height, rows
+
+
 def ink(png: Path) -> float:
     """Share of pixels that are not white, from the PNG's own bytes."""
     data = png.read_bytes()
@@ -174,3 +207,11 @@ def test_charts_as_png(tmp_path, sample_warehouse):
     charts = sorted((tmp_path / "charts").glob("*.png"))
     assert [c.stem for c in charts] == ["phases", "sites", "sponsors", "start_years", "statuses", "stop_categories"]
     assert all(ink(c) > 0.05 for c in charts)
+    with Mirror(sample_warehouse) as m:
+        page = landscape_report(m, "erectile dysfunction")
+    heights = [int(h) for h in re.findall(r'<svg[^>]* height="(\d+)"', page)]
+    for chart in (charts[0], charts[-1]):  # the short ones, which Chromium's screenshot used to cut
+        width, height, rows = pixel_rows(chart)
+        assert height in heights
+        drawn = [i for i, row in enumerate(rows) if any(b < 200 for b in row)]
+        assert drawn[-1] >= height - 20, (chart.stem, drawn[-1], height)  # the last bar is whole, near the bottom

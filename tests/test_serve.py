@@ -3,7 +3,9 @@ answers compared with the Mirror's on the same warehouse."""
 
 from __future__ import annotations
 
+import csv
 import http.client
+import io
 import json
 import os
 import shutil
@@ -186,6 +188,11 @@ def test_sorting_by_a_date_and_by_relevance(api, m):
     dated = [s for s in starts if s]
     assert dated == sorted(dated, key=lambda d: d + "-01"[:10 - len(d)] if len(d) < 10 else d, reverse=True)
     assert api.get("/api/v2/studies", params={"sort": "Nonsense:asc"}).status_code == 400
+    # a date's default direction is descending (the spec's); a field path names the same piece
+    for sort in ("StartDate", "protocolSection.statusModule.startDateStruct.date:desc"):
+        again = api.get("/api/v2/studies", params={"query.cond": "asthma", "sort": sort, "pageSize": 1000,
+                                                   "fields": "NCTId,StartDate"}).json()
+        assert again == page, sort
 
 
 def test_fields_projections_match_the_recorded_live_answers(api, records_by_id):
@@ -223,6 +230,27 @@ def test_csv_pages(api):
     assert len(lines) == 3 and int(response.headers["x-total-count"]) >= 3 and response.headers["x-next-page-token"]
     chosen = api.get("/api/v2/studies", params={"query.cond": "NASH", "format": "csv", "fields": "NCTId,Phase"})
     assert chosen.text.splitlines()[0] == "NCTId,Phase"
+    header = next(csv.reader(io.StringIO(response.text)))
+    assert len(header) == 30 and header[:3] == ["NCT Number", "Study Title", "Study URL"]
+    following = api.get("/api/v2/studies", params={"query.cond": "NASH", "format": "csv", "pageSize": 2,
+                                                   "pageToken": response.headers["x-next-page-token"]})
+    assert following.status_code == 200 and not following.text.startswith("NCT Number")  # a header once
+
+
+def test_csv_fields_by_the_live_apis_column_titles(api, m):
+    """As a CSV client of the live API asks: the column titles in fields, values in the API's formats."""
+    titles = "NCT Number,Study Title,Study URL,Study Status,Study Results,Conditions,Interventions,Phases"
+    answer = api.get("/api/v2/studies", params={"query.cond": "erectile dysfunction", "format": "csv",
+                                                "fields": titles, "pageSize": 100})
+    assert answer.status_code == 200, answer.text
+    rows = list(csv.DictReader(io.StringIO(answer.text)))
+    assert list(rows[0]) == titles.split(",") and len(rows) == 100
+    with_results = {r["nct_id"] for r in m.rows("SELECT nct_id FROM studies WHERE has_results")}
+    for row in rows:
+        assert row["Study URL"] == "https://clinicaltrials.gov/study/" + row["NCT Number"]
+        assert row["Study Results"] == ("YES" if row["NCT Number"] in with_results else "NO")
+    assert any(row["Study Results"] == "YES" for row in rows) and any("|" in row["Conditions"] for row in rows)
+    assert all(i.split(": ")[0].isupper() for row in rows for i in row["Interventions"].split("|") if i)
 
 
 def test_single_studies_aliases_and_the_other_endpoints(api, m):
@@ -304,6 +332,7 @@ def test_the_sql_endpoint_is_read_only(api, sample_warehouse):
     assert fingerprint(sample_warehouse) == before
 
 
+@pytest.mark.slow
 def test_the_sql_endpoint_is_off_unless_asked(sample_warehouse):
     with LoopbackServer(Settings(sample_warehouse)) as client:
         assert client.post("/ctmirror/v1/sql", json={"query": "SELECT 1"}).status_code == 404
@@ -473,6 +502,7 @@ def test_serve_with_several_workers_answers_alike(sample_warehouse, m):
     assert len(answers) == 20 and all(a.status_code == 200 and a.json() == expected for a in answers)
 
 
+@pytest.mark.slow
 def test_a_single_study_waits_for_no_reader(sample_warehouse, records):
     """With its one reader busy (a long SQL query), the server still answers a single study: once a process has
     the current state's lookup, the record is read without a reader."""
@@ -557,6 +587,7 @@ def test_several_workers_share_keep_alive_connections_evenly(sample_warehouse):
     assert sorted(owners.values()) == [4, 4]
 
 
+@pytest.mark.slow
 def test_a_copied_warehouse_serves_the_same_answers_and_accepts_the_originals_page_tokens(sample_warehouse, tmp_path):
     """Replicas behind a load balancer: a copy of the folder answers alike, and a page token issued by one replica
     continues on another."""

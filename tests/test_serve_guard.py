@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import base64
 import resource
-import threading
 import socket
+import threading
 import time
 
 import pytest
@@ -135,3 +135,35 @@ def test_the_index_page_says_what_is_served(guarded):
     page = guarded.get("/")
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
     assert "/api/v2/studies" in page.text and "/ctmirror/v1/openapi.json" in page.text and "/mcp" in page.text
+
+
+def test_a_repeated_parameter_is_the_list_it_means_or_a_400(guarded):
+    def total(params) -> int:
+        answer = guarded.get("/api/v2/studies", params=params)
+        assert answer.status_code == 200, answer.text
+        return answer.json()["totalCount"]
+    both = [("filter.overallStatus", "RECRUITING"), ("filter.overallStatus", "COMPLETED"), ("countTotal", "true")]
+    assert total(both) == total({"filter.overallStatus": "RECRUITING,COMPLETED", "countTotal": "true"}) > \
+        total({"filter.overallStatus": "COMPLETED", "countTotal": "true"})
+    twice = guarded.get("/api/v2/studies", params=[("query.cond", "asthma"), ("query.cond", "copd")])
+    assert twice.status_code == 400 and "query.cond is given 2 times" in twice.text
+
+
+def test_gzip_when_asked_and_a_well_formed_unknown_id_is_a_404(guarded):
+    zipped = guarded.get("/api/v2/studies", params={"pageSize": 50}, headers={"accept-encoding": "gzip"})
+    assert zipped.status_code == 200 and zipped.headers["content-encoding"] == "gzip" and len(zipped.json()["studies"])
+    plain = guarded.get("/api/v2/studies", params={"pageSize": 50}, headers={"accept-encoding": "identity"})
+    assert "content-encoding" not in plain.headers and plain.json() == zipped.json()
+    unknown = guarded.get("/api/v2/studies/NCT00000000")
+    assert unknown.status_code == 404, unknown.text
+
+
+def test_the_patient_query_and_geo_decay_are_taken_as_the_spec_describes(guarded):
+    def total(params) -> int:
+        answer = guarded.get("/api/v2/studies", params={**params, "countTotal": "true"})
+        assert answer.status_code == 200, answer.text
+        return answer.json()["totalCount"]
+    assert total({"query.patient": "asthma"}) == total({"query.term": "asthma"}) > 0
+    near = {"filter.geo": "distance(39.0035707,-77.1013313,500mi)"}
+    assert total({**near, "geoDecay": "func:linear,scale:100km,offset:10km,decay:0.1"}) == total(near)
+    assert guarded.get("/api/v2/studies", params={**near, "geoDecay": "steep"}).status_code == 400

@@ -105,6 +105,7 @@ def test_filters_use_the_methods_matching_and_cutoff(m):
     assert bayer and all("bayer" in r["sponsor"].lower() for r in bayer)
 
 
+@pytest.mark.slow
 def test_every_statistic_runs_through_sql_python_and_cli(m, sample_warehouse):
     for name in STATS:
         python = m.stats(name, condition="diabetes")

@@ -103,6 +103,7 @@ def test_real_records_match_words_written_with_fullwidth_and_ideographic_commas(
         assert "NCT06764875" in {t.nct_id for t in m.search(query="phase iii rilvegostomig").items}
 
 
+@pytest.mark.slow
 def test_constructed_records_match_across_each_class(tmp_path, records_by_id):
     """A real record whose intervention is rewritten with each class of separator and a compatibility form:
     each word of it is found, as the registry splits it."""
@@ -123,6 +124,7 @@ def test_constructed_records_match_across_each_class(tmp_path, records_by_id):
             assert found == set(written), (drug, found)
 
 
+@pytest.mark.slow
 def test_query_words_are_normalised_in_python_exactly_as_the_sql_normalises_stored_text(con, records):
     """Query words are normalised in Python (ctmirror.core.words), stored texts by the SQL macro: the two agree
     on every code point of the Basic Multilingual Plane, alone and between letters, and on every text of the

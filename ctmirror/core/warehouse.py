@@ -351,7 +351,8 @@ class Warehouse:
                     f"{', '.join(kept)} are kept",
                     hint="run `ctmirror republish`: it publishes the newest kept state again and restores the link")
             if not self.root.is_dir():
-                raise WarehouseError(f"no published data in {self.root}: there is no such folder ({self.root.resolve()})",
+                raise WarehouseError(f"no published data in {self.root}: there is no such folder "
+                                     f"({self.root.resolve()})",
                                      hint="pass --warehouse (or set CTMIRROR_WAREHOUSE) to where it is, or build "
                                           "one: `ctmirror load --sample` (offline) or `ctmirror sync`")
             has_raw = (self.root / "raw" / "manifest.ndjson").exists()

@@ -103,7 +103,7 @@ class BalancedServer:
         self._loop.add_reader(self._fd, lambda: ready.done() or ready.set_result(None))
         try:
             await asyncio.wait_for(ready, timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
         finally:
             self._loop.remove_reader(self._fd)

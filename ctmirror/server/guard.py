@@ -99,7 +99,8 @@ def _replay(body: bytes, receive):
 
 
 async def _refuse(send, status: int, message: str) -> None:
-    body = json.dumps(InputError(message, hint="send the request as this server's own client would").envelope()).encode()
+    body = json.dumps(InputError(message,
+                                 hint="send the request as this server's own client would").envelope()).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                             (b"connection", b"close")]})

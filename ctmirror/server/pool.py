@@ -25,7 +25,8 @@ class MirrorPool:
     """At most `size` Mirrors answer at once; idle ones are kept per state, those of a state no longer current are
     closed when returned."""
 
-    def __init__(self, root: Path, *, as_of: date | None = None, size: int = 2, memory_limit: str | None = None) -> None:
+    def __init__(self, root: Path, *, as_of: date | None = None, size: int = 2,
+                 memory_limit: str | None = None) -> None:
         self.root, self.as_of, self.size, self.memory_limit = Path(root), as_of, max(1, size), memory_limit
         self._slots = threading.BoundedSemaphore(self.size)
         self._lock = threading.Lock()

@@ -10,10 +10,8 @@ applies the filters, sort and page. What is not supported is a V2Error (400) nam
 from __future__ import annotations
 
 import base64
-import csv
 import hashlib
 import hmac
-import io
 import json
 import re
 import threading
@@ -21,6 +19,7 @@ from array import array
 from bisect import bisect_left
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +30,9 @@ from ctmirror.core.record_files import RECORDS, record_files_of
 from ctmirror.core.sqlfiles import read_sql, sql_literal
 from ctmirror.core.words import search_norm
 from ctmirror.server import essie
-from ctmirror.server.records import UnknownField, field_paths, project, record_as_of, values_at
+from ctmirror.server.csv_columns import Column, columns_for
+from ctmirror.server.csv_columns import csv_text as write_csv
+from ctmirror.server.records import UnknownField, field_paths, project, record_as_of
 
 if TYPE_CHECKING:
     from ctmirror.mirror import Mirror
@@ -68,6 +69,8 @@ QUERY_PARAMETERS = {
     "query.lead": Context("lead_sponsor"),
     "query.outc": Context("outcome"),
     "query.id": Context("id"),
+    # PatientSearch: the words a patient would use, over the basic search's areas
+    "query.patient": Context("text", "term"),
 }
 ADVANCED = Context("text", "term")
 # AREA[...] names → where they are looked for. The search index's areas are matched as the methods match.
@@ -108,18 +111,30 @@ AGG_FILTERS = {
 }
 STATUSES = {status for _, status in AGG_FILTERS["status"][1].items()}
 GEO = re.compile(r"^distance\((-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?),(\d+(?:\.\d+)?)(km|mi)?\)$")
-NCT_ID = re.compile(r"^[Nn][Cc][Tt]0*([1-9]\d{0,7})$")
+NCT_ID = re.compile(r"^[Nn][Cc][Tt]0*([0-9]{1,8})\Z")
+# geoDecay shapes relevance by distance from filter.geo; ctmirror checks it and ranks as without it.
+GEO_DECAY = re.compile(r"^func:(gauss|exp|linear),scale:(\d+(\.\d+)?(km|mi)),offset:(\d+(\.\d+)?(km|mi)),"
+                       r"decay:(\d+(\.\d+)?)$")
 KNOWN_PARAMETERS = {*QUERY_PARAMETERS, "filter.overallStatus", "filter.ids", "filter.advanced", "filter.geo",
-                    "aggFilters", "fields", "sort", "pageSize", "pageToken", "countTotal", "format", "markupFormat",
+                    "geoDecay", "aggFilters", "fields", "sort", "pageSize", "pageToken", "countTotal", "format",
+                    "markupFormat",
                     "postFilter.overallStatus", "postFilter.ids", "postFilter.advanced", "postFilter.geo"}
-# The API's CSV columns by default (its own titles), each the pieces it is made of.
-CSV_COLUMNS = (("NCT Number", "NCTId"), ("Study Title", "BriefTitle"), ("Acronym", "Acronym"),
-               ("Study Status", "OverallStatus"), ("Brief Summary", "BriefSummary"), ("Study Results", "HasResults"),
-               ("Conditions", "Condition"), ("Interventions", "InterventionName"), ("Sponsor", "LeadSponsorName"),
-               ("Collaborators", "CollaboratorName"), ("Sex", "Sex"), ("Phases", "Phase"),
-               ("Enrollment", "EnrollmentCount"), ("Study Type", "StudyType"), ("Start Date", "StartDate"),
-               ("Primary Completion Date", "PrimaryCompletionDate"), ("Completion Date", "CompletionDate"),
-               ("First Posted", "StudyFirstPostDate"), ("Last Update Posted", "LastUpdatePostDate"))
+# Parameters that are lists: given more than once (as `requests` sends a Python list), the values are one list.
+LIST_PARAMETERS = {"filter.overallStatus", "filter.ids", "postFilter.overallStatus", "postFilter.ids", "fields",
+                   "aggFilters", "sort"}
+
+
+def parameters(pairs: list[tuple[str, str]]) -> dict[str, str]:
+    """A request's query parameters, one value each: a list parameter given several times joined as the one
+    list it means; any other given twice is refused (never one of its values silently)."""
+    joined: dict[str, list[str]] = {}
+    for key, value in pairs:
+        joined.setdefault(key, []).append(value)
+    for key, values in joined.items():
+        if len(values) > 1 and key not in LIST_PARAMETERS:
+            raise V2Error(f"{key} is given {len(values)} times: give it once (only "
+                          f"{', '.join(sorted(LIST_PARAMETERS))} take several values, comma-separated or repeated)")
+    return {key: ",".join(values) for key, values in joined.items()}
 
 
 def listed(value: str | None) -> list[str] | None:
@@ -139,7 +154,7 @@ class Search:
     offset: int
     count_total: bool
     fields: list[tuple[str, ...]] | None
-    csv_columns: list[tuple[str, tuple[str, ...]]] | None
+    csv_columns: list[Column] | None
     fingerprint: str
 
 
@@ -165,16 +180,18 @@ def parse_request(params: dict[str, str], mirror: Mirror) -> Search:
         raise V2Error(f"format must be json or csv, not {fmt!r}")
     if params.get("markupFormat", "markdown") not in ("markdown", "legacy"):
         raise V2Error("markupFormat must be markdown or legacy")
+    if "geoDecay" in params and not GEO_DECAY.match(params["geoDecay"]):
+        raise V2Error("geoDecay must look like func:exp,scale:300mi,offset:0mi,decay:0.5")
     fields = listed(params.get("fields"))
     paths = csv_columns = None
     try:
         if fmt == "csv":
-            csv_columns = ([(title, field_paths([piece])[0]) for title, piece in CSV_COLUMNS] if not fields else
-                           [(name, path) for name, path in zip(fields, field_paths(fields))])
+            csv_columns = columns_for(fields)
         elif fields:
             paths = field_paths(fields)
     except UnknownField as exc:
-        raise V2Error(f"fields: {str(exc)!r} is not a field of the study record (see /api/v2/studies/metadata)")
+        raise V2Error(f"fields: {str(exc)!r} is not a field of the study record "
+                      "(see /api/v2/studies/metadata)") from None
     try:
         size = int(params.get("pageSize", DEFAULT_PAGE_SIZE) or DEFAULT_PAGE_SIZE)
     except ValueError:
@@ -238,6 +255,13 @@ def _filters(params: dict[str, str]) -> dict[str, Any]:
     return filters
 
 
+@cache
+def sortable_paths() -> dict[str, str]:
+    """The sortable pieces by their field paths (protocolSection.statusModule.startDateStruct.date), lower-cased."""
+    pieces = list(SORTABLE.values())
+    return {".".join(path).lower(): piece for piece, path in zip(pieces, field_paths(pieces))}
+
+
 def _sort(value: str | None, *, has_query: bool) -> list[tuple[str, int]]:
     items = listed(value) or []
     if len(items) > 2:
@@ -245,15 +269,20 @@ def _sort(value: str | None, *, has_query: bool) -> list[tuple[str, int]]:
     sort = []
     for item in items:
         name, _, direction = item.partition(":")
-        direction = direction or ("desc" if name == "@relevance" else "asc")
-        if direction not in ("asc", "desc"):
-            raise V2Error(f"sort: {item!r}: the direction is asc or desc")
+        name = name.strip()
         if name == "@relevance":
             field = "relevance"
         elif name.lower() in SORTABLE:
             field = SORTABLE[name.lower()]
+        elif name.lower() in sortable_paths():
+            field = sortable_paths()[name.lower()]
         else:
-            raise V2Error(f"sort: {name!r} is not sortable here (@relevance, {', '.join(SORTABLE.values())})")
+            raise V2Error(f"sort: {name!r} is not sortable here (@relevance, {', '.join(SORTABLE.values())}, or "
+                          "their field paths)")
+        # the spec's defaults: a date descending, a number ascending, relevance descending
+        direction = direction or ("asc" if field == "EnrollmentCount" else "desc")
+        if direction not in ("asc", "desc"):
+            raise V2Error(f"sort: {item!r}: the direction is asc or desc")
         sort.append((field, 1 if direction == "asc" else -1))
     if not sort and has_query:
         sort = [("relevance", -1)]
@@ -707,14 +736,8 @@ def field_values(mirror: Mirror, fields: list[str] | None) -> list[dict[str, Any
     return answers
 
 
-def csv_text(page: dict[str, Any], search: Search) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out)
-    columns = search.csv_columns or []
-    writer.writerow([title for title, _ in columns])
-    for record in page["studies"]:
-        writer.writerow(["|".join(str(v) for v in values_at(record, path)) for _, path in columns])
-    return out.getvalue()
+def csv_text(page: dict[str, Any], search: Search, *, header: bool) -> str:
+    return write_csv(page["studies"], search.csv_columns or [], header=header)
 
 
 # ---- page tokens ---------------------------------------------------------------------------------------------
