@@ -49,6 +49,22 @@ def write_ndjson(path: Path, records: list[dict]) -> Path:
     return path
 
 
+def listing(root: Path) -> dict[str, tuple]:
+    """Every file under a warehouse by size and modification time (links by target): what any write changes,
+    read without hashing (for tests that check many times that nothing changed)."""
+    files = {}
+    for folder, _dirs, names in os.walk(root):
+        for name in names:
+            path = Path(folder) / name
+            key = str(path.relative_to(root))
+            if path.is_symlink():
+                files[key] = (os.readlink(path),)
+            else:
+                stat = path.stat()
+                files[key] = (stat.st_size, stat.st_mtime_ns)
+    return files
+
+
 def fingerprint(root: Path) -> dict[str, str]:
     """Every file under a warehouse, by content (links by target)."""
     files = {}

@@ -54,6 +54,7 @@ def test_write_attempts_fail_and_change_nothing(tmp_path, sample_warehouse, atte
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.slow
 def test_queries_in_every_format(tmp_path, sample_warehouse):
     query = "SELECT phase, count(*) AS n FROM studies GROUP BY ALL ORDER BY n DESC, phase"
     with Mirror(sample_warehouse) as m:
@@ -72,6 +73,7 @@ def test_queries_in_every_format(tmp_path, sample_warehouse):
                                "json").stdout) == expected
 
 
+@pytest.mark.slow
 def test_macros_row_limit_and_prompt(sample_warehouse):
     limited = ctmirror(sample_warehouse, "sql", "SELECT nct_id FROM studies ORDER BY 1", "--limit", "3", "--format",
                        "csv")

@@ -17,7 +17,7 @@ from ctmirror.server.app import MAX_BODY, Settings
 
 @pytest.fixture(scope="module")
 def guarded(sample_warehouse):
-    with LoopbackServer(Settings(sample_warehouse, sql=True, sql_memory_limit="300MB", sql_timeout=3, readers=1,
+    with LoopbackServer(Settings(sample_warehouse, sql=True, sql_memory_limit="300MB", sql_timeout=1.5, readers=1,
                                  allow_hosts=("mirror.lan",))) as client:
         yield client
 

@@ -28,7 +28,7 @@ def test_eight_threads_on_one_mirror_get_the_answers_each_call_gets_alone(sample
     with Mirror(sample_warehouse) as alone:
         expected = [dumped(alone.call(name, **kwargs)) for name, kwargs in CALLS]
     assert all(expected[:4]) and expected[0] != expected[1]  # real, distinct answers to mix up
-    rounds = [(i % len(CALLS)) for i in range(8 * 12)]
+    rounds = [(i % len(CALLS)) for i in range(8 * 6)]
     with Mirror(sample_warehouse) as shared, ThreadPoolExecutor(max_workers=8) as pool:
         def run(i: int) -> object:
             name, kwargs = CALLS[i]

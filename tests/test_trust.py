@@ -13,7 +13,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import fingerprint, nct, write_ndjson
+from conftest import fingerprint, listing, nct, write_ndjson
 
 from ctmirror import InvalidArgument, Mirror
 from ctmirror.core.errors import CtmirrorError, StateNotFound, WarehouseError
@@ -141,17 +141,17 @@ def _statement(attempt: str, tmp: Path, warehouse: Path, outside: Path) -> str:
 
 
 @pytest.mark.parametrize("attempt", REFUSED, ids=lambda a: a[:60])
-def test_mirror_sql_refuses_and_changes_nothing(tmp_path, small, outside_parquet, attempt):
-    before = fingerprint(small)
-    with Mirror(small) as m, Mirror(small) as other:
+def test_mirror_sql_refuses_and_changes_nothing(tmp_path, sample_warehouse, outside_parquet, attempt):
+    before = listing(sample_warehouse)
+    with Mirror(sample_warehouse) as m, Mirror(sample_warehouse) as other:
         with pytest.raises(CtmirrorError) as refused:
-            m.sql(_statement(attempt, tmp_path, small, outside_parquet))
+            m.sql(_statement(attempt, tmp_path, sample_warehouse, outside_parquet))
         assert "\n" not in str(refused.value).strip() and str(refused.value)
         # the other Mirror, and this one's methods, answer as before
         assert other.sql("SELECT current_setting('memory_limit') AS v")["v"][0] != "30.0 MiB"
         assert len(m.get_terminated("cancer")) == len(other.get_terminated("cancer"))
-        assert m.sql("SELECT count(*) AS n FROM studies")["n"][0] == 300
-    assert fingerprint(small) == before
+        assert m.sql("SELECT count(*) AS n FROM studies")["n"][0] == 2279
+    assert listing(sample_warehouse) == before
     assert not (tmp_path / "stolen.csv").exists() and not (tmp_path / "dump").exists()
     assert not (tmp_path / "other.duckdb").exists()
 
@@ -170,13 +170,13 @@ def test_ctmirror_sql_refuses_in_one_line_and_changes_nothing(tmp_path, small, o
     assert fingerprint(small) == before
 
 
-def test_reading_a_file_outside_says_so(small):
-    with Mirror(small) as m, pytest.raises(CtmirrorError, match="outside the warehouse"):
+def test_reading_a_file_outside_says_so(sample_warehouse):
+    with Mirror(sample_warehouse) as m, pytest.raises(CtmirrorError, match="outside the warehouse"):
         m.sql("SELECT * FROM read_csv('/etc/passwd')")
 
 
-def test_a_query_holding_a_setting_still_answers_on_the_same_mirror(small):
-    with Mirror(small) as m:
+def test_a_query_holding_a_setting_still_answers_on_the_same_mirror(sample_warehouse):
+    with Mirror(sample_warehouse) as m:
         first = m.search_trials("pembrolizumab", "cancer")
         with pytest.raises(CtmirrorError):
             m.sql("SET threads = 1")
@@ -238,10 +238,10 @@ def test_a_forged_or_foreign_cursor_is_invalid_input(tmp_path, small, records):
             Mirror(small).search(condition="cancer", page_size=5, cursor=cursor)
 
 
-def test_a_state_id_is_never_a_path(small):
+def test_a_state_id_is_never_a_path(sample_warehouse):
     for bad in ("../states/000001", "/etc", "000001/..", ""):
         with pytest.raises(StateNotFound, match="not a state ID"):
-            Mirror(small, state=bad)
+            Mirror(sample_warehouse, state=bad)
 
 
 # ---- damage says how to recover --------------------------------------------------------------------------------
