@@ -149,16 +149,15 @@ def test_publishing_shows_each_phase_and_quiet_silences_it_but_not_quarantine_wa
 
 
 def test_off_a_terminal_long_commands_log_a_progress_line_now_and_then(tmp_path, records):
-    source = write_ndjson(tmp_path / "a.ndjson", records[:300])
+    source = write_ndjson(tmp_path / "a.ndjson", records[:120])
     loaded = ctmirror("-w", str(tmp_path / "w"), "load", str(source), env={"CTMIRROR_PROGRESS_SECONDS": "0"})
     assert loaded.returncode == 0, loaded.stderr
     lines = [line for line in loaded.stderr.splitlines() if line.startswith("loading: ")]
-    assert lines and lines[-1].startswith("loading: 300 records, ") and lines[-1].endswith("/s")
+    assert lines and lines[-1].startswith("loading: 120 records, ") and lines[-1].endswith("/s")
     rebuilt = ctmirror("-w", str(tmp_path / "w"), "rebuild", env={"CTMIRROR_PROGRESS_SECONDS": "0"})
     lines = [line for line in rebuilt.stderr.splitlines() if line.startswith("rebuilding: ")]
-    assert rebuilt.returncode == 0 and lines[0].startswith("rebuilding: 1 of 300 records, ") and "min left" in lines[0]
-    quiet_log = ctmirror("-w", str(tmp_path / "w"), "rebuild")  # the default: a line every 10 s at most
-    assert sum(line.startswith("rebuilding: ") for line in quiet_log.stderr.splitlines()) <= 2
+    assert rebuilt.returncode == 0 and lines[0].startswith("rebuilding: 1 of 120 records, ") and "min left" in lines[0]
+    assert len(lines) >= 120  # a line a record at 0 s; by default one every 10 s (a rebuild of seconds: none)
 
 
 def test_offline_failures_exit_2_with_their_hint_and_status_shows_them(tmp_path):

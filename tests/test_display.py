@@ -50,3 +50,17 @@ def test_a_full_disk_and_a_small_budget_are_named_as_such():
     small = machine_failure(duckdb.OutOfMemoryException("Out of Memory Error: failed to allocate data of size 2 MiB"))
     assert str(small).startswith("a memory budget of ") and "--memory-limit" in small.hint
     assert machine_failure(ValueError("something else")) is None
+
+
+def test_off_a_terminal_progress_is_a_line_now_and_then_not_a_line_a_record(capsys, monkeypatch):
+    from ctmirror import cli
+
+    monkeypatch.setattr(cli, "LOG_EVERY_SECONDS", 10.0)
+    clock = iter(range(0, 10_000, 1))  # one second a record
+    monkeypatch.setattr(cli.time, "monotonic", lambda: float(next(clock)))
+    with cli.Progress(100, "records", "rebuilding") as progress:
+        for _ in range(100):
+            progress.update()
+    lines = capsys.readouterr().err.splitlines()
+    assert 8 <= len(lines) <= 12 and all(line.startswith("rebuilding: ") for line in lines)
+    assert " of 100 records, " in lines[0] and "min left" in lines[0] and lines[-1].startswith("rebuilding: 100 of")
