@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import date
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ import mcp.types as types
 from mcp.server.lowlevel import Server
 
 from ctmirror import __version__
+from ctmirror import arguments as arguments_
 from ctmirror.core.errors import CtmirrorError, InvalidArgument, NotFound
 from ctmirror.mirror import Mirror
 from ctmirror.registry import METHODS
@@ -94,10 +96,14 @@ EXTRA_TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 
+@cache
+def _method_schema(name: str) -> dict[str, Any]:
+    return _clean_schema(METHODS[name].request.model_json_schema())
+
+
 def tool_list() -> list[types.Tool]:
     tools = [types.Tool(name=method.name, description=method.help + _cutoff_note(method.scoped),
-                        inputSchema=_clean_schema(method.request.model_json_schema()))
-             for method in METHODS.values()]
+                        inputSchema=_method_schema(method.name)) for method in METHODS.values()]
     tools += [types.Tool(name=name, description=description, inputSchema=schema)
               for name, (description, schema) in EXTRA_TOOLS.items()]
     return tools
@@ -114,6 +120,7 @@ def run_tool(mirror: Mirror, name: str, arguments: dict[str, Any]) -> dict[str, 
     if not isinstance(arguments, dict):
         raise InvalidArgument("arguments must be an object")
     if name in METHODS:
+        check_json_types(name, _method_schema(name), arguments)
         answer = mirror.call(name, **arguments)
         if answer is None:
             raise NotFound(f"no trial {arguments.get('nct_id')!r}" + _at(mirror), invalid_input=arguments.get("nct_id"))
@@ -123,12 +130,51 @@ def run_tool(mirror: Mirror, name: str, arguments: dict[str, Any]) -> dict[str, 
     if name not in EXTRA_TOOLS:
         raise NotFound(f"no tool {name!r}", hint="list the tools (tools/list)")
     _check_arguments(name, arguments)
+    check_json_types(name, EXTRA_TOOLS[name][1], arguments)
     try:
         return TOOLS[name](mirror, arguments)
     except v2.V2Error as exc:
         if exc.status == 404:
             raise NotFound(str(exc)) from None
         raise InvalidArgument(str(exc)) from None
+
+
+_JSON_TYPES = {"boolean": "true or false", "integer": "a whole number", "number": "a number", "string": "a string",
+               "array": "a list", "object": "an object", "null": "null"}
+
+
+def _type_problem(value: Any, schema: dict[str, Any]) -> str | None:
+    """What is wrong with a JSON value for a schema's types, enumerations and bounds, or None. Strict: "false"
+    is not a boolean, true is not a number."""
+    if "anyOf" in schema:
+        problems = [_type_problem(value, branch) for branch in schema["anyOf"]]
+        return None if any(p is None for p in problems) else next(p for p in problems if p)
+    kind = schema.get("type")
+    fits = {"boolean": type(value) is bool, "integer": type(value) is int,
+            "number": type(value) in (int, float), "string": isinstance(value, str), "array": isinstance(value, list),
+            "object": isinstance(value, dict), "null": value is None}.get(kind, True)
+    if not fits:
+        return f"must be {_JSON_TYPES[kind]}, got {json.dumps(value)[:60]}"
+    if "enum" in schema and value not in schema["enum"]:
+        return f"must be one of {', '.join(map(str, schema['enum']))}, got {json.dumps(value)[:60]}"
+    if kind in ("integer", "number") and not (schema.get("minimum", value) <= value <= schema.get("maximum", value)):
+        return f"must be from {schema.get('minimum', '-∞')} to {schema.get('maximum', '∞')}, got {value}"
+    if kind == "array":
+        for item in value:
+            problem = _type_problem(item, schema.get("items", {}))
+            if problem:
+                return f"holds an item that {problem}"
+    return None
+
+
+def check_json_types(name: str, schema: dict[str, Any], arguments: dict[str, Any]) -> None:
+    """Each argument against the tool's input schema, before any model coerces it."""
+    for key, value in arguments.items():
+        rule = schema.get("properties", {}).get(key)
+        problem = _type_problem(value, rule) if rule is not None else None
+        if problem:
+            raise InvalidArgument(f"{name}: {key} {problem}", invalid_input=json.dumps(value)[:200],
+                                  recovery_hint=f"Send {key} as the tool's input schema types it.")
 
 
 def _check_arguments(name: str, arguments: dict[str, Any]) -> None:
@@ -150,7 +196,8 @@ def _get_study(mirror: Mirror, arguments: dict[str, Any]) -> dict[str, Any]:
     cap = arguments.get("max_list_items", DEFAULT_LIST_CAP)
     if not isinstance(cap, int) or not 1 <= cap <= 1000:
         raise InvalidArgument("max_list_items must be a whole number from 1 to 1000", invalid_input=cap)
-    _, record = v2.study(mirror, str(arguments["nct_id"]), {}, mirror.as_of)
+    # one ID format everywhere: NCT:05048797 (the contract's) as get_trial takes it
+    _, record = v2.study(mirror, arguments_.nct_id(arguments["nct_id"]), {}, mirror.as_of)
     capped: list[dict[str, Any]] = []
     return {"study": _capped(record, cap, "", capped), "capped": capped}
 
@@ -220,8 +267,8 @@ def _get_results(mirror: Mirror, arguments: dict[str, Any]) -> dict[str, Any]:
     studies = []
     for nct_id in ids:
         try:
-            canonical, record = v2.study(mirror, str(nct_id), {}, mirror.as_of)
-        except v2.V2Error as exc:
+            canonical, record = v2.study(mirror, arguments_.nct_id(nct_id), {}, mirror.as_of)
+        except (v2.V2Error, InvalidArgument) as exc:
             studies.append({"nct_id": str(nct_id), "error": str(exc)})
             continue
         capped: list[dict[str, Any]] = []
