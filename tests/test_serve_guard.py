@@ -167,3 +167,17 @@ def test_the_patient_query_and_geo_decay_are_taken_as_the_spec_describes(guarded
     near = {"filter.geo": "distance(39.0035707,-77.1013313,500mi)"}
     assert total({**near, "geoDecay": "func:linear,scale:100km,offset:10km,decay:0.1"}) == total(near)
     assert guarded.get("/api/v2/studies", params={**near, "geoDecay": "steep"}).status_code == 400
+
+
+def test_field_values_for_all_fields_by_type_and_has_results_as_a_boolean(guarded):
+    every = guarded.get("/api/v2/stats/field/values").json()
+    assert {f["piece"] for f in every} >= {"OverallStatus", "Phase", "HasResults", "LeadSponsorName"}
+    [results] = guarded.get("/api/v2/stats/field/values", params={"types": "BOOLEAN"}).json()
+    assert results["piece"] == "HasResults" and results["type"] == "BOOLEAN" and "topValues" not in results
+    assert results["trueCount"] > 0 and results["falseCount"] > 0
+    enums = guarded.get("/api/v2/stats/field/values", params={"types": "ENUM"}).json()
+    assert enums and all(f["type"] == "ENUM" for f in enums)
+    by_path = guarded.get("/api/v2/stats/field/values",
+                          params={"fields": "protocolSection.statusModule.overallStatus"}).json()
+    assert by_path == [f for f in every if f["piece"] == "OverallStatus"]
+    assert guarded.get("/api/v2/stats/field/values", params={"types": "COLOUR"}).status_code == 400

@@ -211,7 +211,8 @@ def create_app(settings: Settings) -> Guard:
 
     async def field_values(request: Request) -> Response:
         fields = v2.listed(",".join(request.query_params.getlist("fields")) or None)
-        return await answer(request, lambda mirror: JSONResponse(v2.field_values(mirror, fields)), api=True)
+        types = v2.listed(",".join(request.query_params.getlist("types")) or None)
+        return await answer(request, lambda mirror: JSONResponse(v2.field_values(mirror, fields, types)), api=True)
 
     async def metadata(request: Request) -> Response:
         return JSONResponse(field_tree())

@@ -717,22 +717,36 @@ VALUE_FIELDS = ("OverallStatus", "Phase", "StudyType", "Sex", "StdAge", "LeadSpo
                 "HasResults")
 
 
-def field_values(mirror: Mirror, fields: list[str] | None) -> list[dict[str, Any]]:
-    """GET /api/v2/stats/field/values: for each field, how many studies shown have each value, and how many none."""
-    if not fields:
-        raise V2Error("fields is required: a list of pieces such as OverallStatus,Phase")
+FIELD_TYPES = {"LeadSponsorName": "STRING", "HasResults": "BOOLEAN"}  # the others are ENUMs
+STATS_TYPES = ("ENUM", "STRING", "DATE", "INTEGER", "NUMBER", "BOOLEAN")
+
+
+def field_values(mirror: Mirror, fields: list[str] | None, types: list[str] | None = None) -> list[dict[str, Any]]:
+    """GET /api/v2/stats/field/values: for each field (by piece name or field path; all counted ones when none
+    is given), how many studies shown have each value, and how many none; `types` keeps the fields of those
+    types. A BOOLEAN field is counted as the spec's BooleanStats (trueCount, falseCount)."""
+    for kind in types or []:
+        if kind.upper() not in STATS_TYPES:
+            raise V2Error(f"types: {kind!r} is not one of {', '.join(STATS_TYPES)}")
     known = {f.lower(): f for f in VALUE_FIELDS}
+    known.update({".".join(path).lower(): piece for piece, path in zip(VALUE_FIELDS, field_paths(list(VALUE_FIELDS)))})
     answers = []
-    for piece in fields:
+    for piece in fields or VALUE_FIELDS:
         if piece.lower() not in known:
             raise V2Error(f"fields: ctmirror counts the values of {', '.join(VALUE_FIELDS)}; not {piece!r}")
         name = known[piece.lower()]
+        kind = FIELD_TYPES.get(name, "ENUM")
+        if types and kind not in {t.upper() for t in types}:
+            continue
         rows = mirror.con.execute(read_sql("serve/field_values.sql"), {"field": name, "as_of": mirror.as_of}).fetchall()
+        counts = {value: n for value, n in rows}
+        head = {"type": kind, "piece": name, "field": ".".join(field_paths([name])[0]),
+                "missingStudiesCount": counts.get(None, 0)}
+        if kind == "BOOLEAN":
+            answers.append({**head, "trueCount": counts.get("true", 0), "falseCount": counts.get("false", 0)})
+            continue
         values = [{"value": value, "studiesCount": n} for value, n in rows if value is not None]
-        answers.append({"type": "STRING" if name == "LeadSponsorName" else "ENUM", "piece": name,
-                        "field": ".".join(field_paths([name])[0]),
-                        "missingStudiesCount": sum(n for value, n in rows if value is None),
-                        "uniqueValuesCount": len(values), "topValues": values[:1000]})
+        answers.append({**head, "uniqueValuesCount": len(values), "topValues": values[:1000]})
     return answers
 
 
