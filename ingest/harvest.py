@@ -279,9 +279,9 @@ class _Run:
             "data_timestamp": run["data_timestamp"], "next_since": self.cp["started_at"][:10],
         })
         self.paths.checkpoint.unlink(missing_ok=True)
-        return SyncResult(run=run, state=state, summary=self._summary(run, merged, state.state_id, publish_seconds,
-                                                                      published),
-                          publish_seconds=publish_seconds, publish_cpu_seconds=publish_cpu)
+        summary = self._summary(run, merged, state.state_id, publish_seconds, published)
+        return SyncResult(run=run, state=state, summary=summary, publish_seconds=publish_seconds,
+                          publish_cpu_seconds=publish_cpu)
 
     def _counts(self) -> dict:
         return self.warehouse.counts_since(self.cp["first_segment"])

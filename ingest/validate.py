@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import keyword
 import re
+import sys
 from typing import Annotated, Literal, Optional
 
 import msgspec
@@ -64,7 +65,7 @@ ENROLLMENT_COUNT = "protocolSection.designModule.enrollmentInfo.count"
 NCT_ID = re.compile(r"^NCT[0-9]{8}\Z")
 # The JSON parsers refuse nesting past Python's recursion limit with RecursionError; a v2 record nests about ten
 # levels. Beyond these limits a record is quarantined with the reason, before DuckDB or the memory budget see it.
-MAX_NESTING = 1_000
+MAX_NESTING = sys.getrecursionlimit()
 MAX_RECORD_BYTES = 256 << 20  # with no memory budget; under one, a share of it (ingest/normalize.py)
 TOO_DEEP = f"nested more than {MAX_NESTING:,} levels deep (a v2 study nests about ten): not a study record"
 
@@ -106,11 +107,11 @@ class RecordShape:
                 data.decode("utf-8")
             except UnicodeDecodeError as exc:
                 return f"not UTF-8: invalid byte at offset {exc.start}", None
+        fast_reason = None  # None: the typed decoder took it, but the pattern lets 29 February through in any year
         try:
             self._typed.decode(data)
-            if _LEAP_DAY not in data:  # the pattern lets 29 February through in any year: checked below
+            if _LEAP_DAY not in data:
                 return None, None
-            fast_reason = "a 29 February"
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             fast_reason = str(exc)
         except RecursionError:
@@ -126,10 +127,9 @@ class RecordShape:
         except json.JSONDecodeError as exc:
             truncated = "Unterminated" in exc.msg or exc.pos >= len(text.rstrip()) - 1  # it stops where the text does
             return f"{'truncated JSON' if truncated else 'not valid JSON'}: {exc}", None
-        nct_id = _dig(record, ("protocolSection", "identificationModule", "nctId")) if isinstance(record,
-                                                                                                  dict) else None
+        nct_id = _dig(record, ("protocolSection", "identificationModule", "nctId"))
         reason = self.problem(record)
-        if reason is None and fast_reason != "a 29 February":
+        if reason is None and fast_reason is not None:
             reason = f"rejected: {fast_reason}"
         return reason, nct_id if isinstance(nct_id, str) else None
 

@@ -126,8 +126,8 @@ LEAKS_AT_A_CUTOFF = """
         count(*) FILTER (WHERE t.overall_status IN ('COMPLETED', 'TERMINATED', 'WITHDRAWN', 'SUSPENDED')
                          AND coalesce(s.primary_completion_date, s.completion_date, s.last_update_post_date) > $cutoff
                          AND NOT t.as_of_exact) AS terminal_later,
-        count(*) FILTER (WHERE t.why_stopped IS NOT NULL AND t.overall_status NOT IN ('TERMINATED', 'WITHDRAWN',
-                                                                                      'SUSPENDED')
+        count(*) FILTER (WHERE t.why_stopped IS NOT NULL
+                         AND t.overall_status NOT IN ('TERMINATED', 'WITHDRAWN', 'SUSPENDED')
                          AND NOT t.as_of_exact) AS reason_without_status,
         count(*) FILTER (WHERE t.results_posted AND coalesce(s.results_first_post_date > $cutoff, NOT t.as_of_exact))
             AS results_later,
@@ -161,8 +161,8 @@ def read_leak_query() -> str:
         count(*) FILTER (WHERE overall_status IN ('COMPLETED', 'TERMINATED', 'WITHDRAWN', 'SUSPENDED')
                          AND coalesce(primary_completion_date, completion_date, last_update_post_date) > $cutoff
                          AND NOT as_of_exact) AS terminal_later,
-        count(*) FILTER (WHERE why_stopped IS NOT NULL AND overall_status NOT IN ('TERMINATED', 'WITHDRAWN',
-                                                                                  'SUSPENDED')
+        count(*) FILTER (WHERE why_stopped IS NOT NULL
+                         AND overall_status NOT IN ('TERMINATED', 'WITHDRAWN', 'SUSPENDED')
                          AND NOT as_of_exact) AS reason_without_status,
         count(*) FILTER (WHERE has_results AND coalesce(results_first_post_date > $cutoff, NOT as_of_exact))
             AS results_later,

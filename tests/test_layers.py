@@ -90,8 +90,8 @@ with Mirror({str(sample_warehouse)!r}) as m:
     m.search(condition="asthma")
     m.stats("stats_by_phase", condition="asthma")
     m.sql("SELECT count(*) FROM studies")
-loaded = sorted(k for k in sys.modules if k.split(".")[0] in ("ingest", "msgspec", "zstandard", "typer", "tqdm",
-                                                              "httpx"))
+write_side = ("ingest", "msgspec", "zstandard", "typer", "tqdm", "httpx")
+loaded = sorted(k for k in sys.modules if k.split(".")[0] in write_side)
 print(",".join(loaded))
 """
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120, cwd=ROOT)

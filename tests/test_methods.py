@@ -93,8 +93,8 @@ def test_get_terminated_by_drug_and_by_condition_with_the_stop_category(m):
     by_condition = {t.nct_id: t for t in m.get_terminated("prostate cancer")}
     for found in (by_drug, by_condition):
         trial = found["NCT00215631"]
-        assert (trial.stop_category, trial.why_stopped, trial.drug_name) == ("enrollment", "slow recruitment",
-                                                                             "tadalafil")
+        expected = ("enrollment", "slow recruitment", "tadalafil")
+        assert (trial.stop_category, trial.why_stopped, trial.drug_name) == expected
     futile = {t.nct_id: t for t in m.get_terminated("suicidal ideation")}["NCT05144685"]
     assert futile.stop_category == "efficacy" and futile.termination_date == "2024-06-14"
     assert all(t.status in ("TERMINATED", "WITHDRAWN", "SUSPENDED") for t in m.get_terminated("erectile dysfunction"))
@@ -393,8 +393,8 @@ def test_every_macro_answers_from_plain_sql_as_the_python_api_does(m, sample_war
         return [dict(zip(names, row)) for row in cursor.fetchall()]
 
     found = 0
-    for drug, condition, cutoff in [("tadalafil", "erectile dysfunction", None), ("sildenafil", "impotence",
-                                                                                  "2012-01-01"),
+    for drug, condition, cutoff in [("tadalafil", "erectile dysfunction", None),
+                                    ("sildenafil", "impotence", "2012-01-01"),
                                     ("tadalafil", "NASH", None), ("metformin", "diabetes", "2019-06-01")]:
         day = None if cutoff is None else date.fromisoformat(cutoff)
         api = m.search_trials(drug, condition, cutoff, holdout="first_posted")
@@ -405,8 +405,8 @@ def test_every_macro_answers_from_plain_sql_as_the_python_api_does(m, sample_war
         assert [Trial.model_validate(r) for r in phased] == \
             m.search_trials(drug, condition, cutoff, phase_filter="PHASE3", holdout="first_posted")
         [white] = rows("SELECT * FROM detect_whitespace($1, $2, $3)", [drug, condition, day])
-        assert WhitespaceResult.model_validate(white) == m.detect_whitespace(drug, condition, cutoff,
-                                                                             holdout="first_posted")
+        by_python = m.detect_whitespace(drug, condition, cutoff, holdout="first_posted")
+        assert WhitespaceResult.model_validate(white) == by_python
         [land] = rows("SELECT * FROM get_landscape($1, $2, 20)", [condition, day])
         assert ConditionLandscape.model_validate(land) == m.get_landscape(condition, cutoff, 20, holdout="first_posted")
         stopped = rows("SELECT * FROM get_terminated($1, $2, 100)", [condition, day])
