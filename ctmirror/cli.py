@@ -603,6 +603,64 @@ def history(
     typer.echo(result.summary)
 
 
+@app.command()
+def synonyms(
+    term: Annotated[str, typer.Argument(help="A condition or drug as a query would name it.")],
+    field: Annotated[str, typer.Option("--field", help="condition or intervention.")] = "condition",
+    as_of: Annotated[Optional[str], typer.Option("--as-of", help="What the records had taught by this day "
+                                                                  "(YYYY-MM-DD).")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """What a query term also finds: its synonym groups (the synonym file, an imported MeSH thesaurus), the MeSH
+    headings and the other drug names the records teach, and which studies taught them.
+
+    Example: ctmirror synonyms Keytruda --field intervention
+    """
+    with open_mirror(as_of) as mirror:
+        rows = mirror.expansions(term, field)
+    if as_json:
+        emit_json(rows)
+        return
+    if not rows:
+        typer.echo(f"{term!r} finds only itself as a {field} (its words, as a phrase or scattered)")
+        return
+    for row in rows:
+        taught = ""
+        if row["taught_by"]:
+            more = row["teaching_studies"] - len(row["taught_by"])
+            taught = f"  taught by {', '.join(row['taught_by'])}" + (f" and {more:,} more" if more > 0 else "")
+        source = f"  ({row['source']})" if row["source"] else ""
+        typer.echo(f"{row['kind']:<10}  {row['phrase']}{source}{taught}")
+
+
+thesaurus_app = typer.Typer(help="Thesauri the matcher expands queries with.", no_args_is_help=True)
+app.add_typer(thesaurus_app, name="thesaurus")
+
+
+@thesaurus_app.command("import")
+def thesaurus_import(
+    source: Annotated[Path, typer.Argument(help="NLM's MeSH descriptor file, desc20XX.xml (or .xml.gz).")],
+) -> None:
+    """Import MeSH's entry terms as synonyms ("Heart Attack" finds "Myocardial Infarction") and publish the
+    current state again with them. The file is public: https://www.nlm.nih.gov/databases/download/mesh.html
+
+    Example: ctmirror thesaurus import desc2026.xml
+    """
+    from ingest.loader import republish as republish_state
+    from ingest.thesaurus import import_mesh
+
+    warehouse = open_warehouse()
+    with warehouse.writing():
+        imported = import_mesh(warehouse.root, source)
+    typer.echo(f"{imported.groups:,} MeSH headings with {imported.phrases:,} phrases imported from "
+               f"{imported.descriptors:,} descriptors ({imported.ambiguous:,} ambiguous terms left out)")
+    if warehouse.current_state() is not None:
+        state = republish_state(warehouse, on_phase=phase)
+        typer.echo(f"published state {state.state_id} with them")
+    else:
+        typer.echo("they apply from the first load")
+
+
 report_app = typer.Typer(help="Reports people can look at.", no_args_is_help=True)
 app.add_typer(report_app, name="report")
 

@@ -19,6 +19,7 @@ from ctmirror.core.duck import record_pandas_absent
 from ctmirror.core.errors import InvalidArgument, StateNotFound, WarehouseError
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.warehouse import CATALOG_FORMAT, State, Warehouse
+from ctmirror.core.words import query_norm
 from ctmirror.methods import Methods
 from ctmirror.readonly import check_query, engine_error, open_reader, query_error
 from ctmirror.registry import METHODS, Method
@@ -161,6 +162,18 @@ class Mirror(Methods):
         self._check_sql(query)
         with self.lock:
             return self.answering(lambda: rows_of(self.con.execute(query, params)))
+
+    def expansions(self, term: str, field: str = "condition") -> list[dict[str, Any]]:
+        """What a query term finds besides itself in a field ('condition' or 'intervention'), as of this mirror's
+        cutoff: the phrases of its synonym groups (sql/data/synonyms.csv, an imported MeSH thesaurus), the MeSH
+        headings and the other drug names the records teach, with up to five of the studies that taught each
+        (docs/methods.md, "How words match")."""
+        if field not in ("condition", "intervention"):
+            raise InvalidArgument(f"field must be condition or intervention, not {field!r}", invalid_input=field)
+        normed = query_norm(arguments.text("term", term))
+        with self.lock:
+            return self.recovering(lambda: rows_of(self.con.execute(
+                read_sql("calls/expansions.sql"), {"field": field, "term": normed, "as_of": self.as_of})))
 
     def _check_sql(self, query: str) -> None:
         check_query(query)

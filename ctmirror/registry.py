@@ -22,7 +22,7 @@ from ctmirror import arguments as arg
 from ctmirror import display
 from ctmirror.core.errors import InvalidArgument
 from ctmirror.core.sqlfiles import read_sql
-from ctmirror.core.words import search_norm
+from ctmirror.core.words import query_norm, search_norm
 from ctmirror.models import (
     ConditionLandscape,
     PaginationEnvelope,
@@ -176,13 +176,16 @@ class Method:
     shape: str = ""
     card_table: str = ""
     model: Any = None  # set-wise: the pydantic model of one item of the answer
-    # fields whose text its SQL matches as words: bound as their search_norm (ctmirror.core.words), so a call's
-    # query does no Unicode work of its own
+    # fields whose text its SQL matches as words: bound as their query_norm (ctmirror.core.words), so a call's
+    # query does no Unicode work of its own; `texts`: fields matched as plain words, bound as their search_norm
     words: tuple[str, ...] = ()
+    texts: tuple[str, ...] = ()
 
     def bound(self, name: str, value: Any) -> Any:
         """A field's value as its call query takes it: query words normalised (see `words`)."""
-        return search_norm(value) if value is not None and name in self.words else value
+        if value is None:
+            return value
+        return query_norm(value) if name in self.words else search_norm(value) if name in self.texts else value
 
     @property
     def help(self) -> str:
@@ -275,7 +278,7 @@ CONTRACT = (
                     ("sex", "sex", "VARCHAR"), ("study_type", "study_type", "VARCHAR"),
                     ("date_before", "date_before", "DATE"), ("as_of", "as_of", "DATE"),
                     ("page_offset", "page_offset", "BIGINT")),
-           words=("query", "condition", "intervention", "eligibility_keywords")),
+           words=("condition", "intervention"), texts=("query", "eligibility_keywords")),
 )
 
 

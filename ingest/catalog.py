@@ -22,6 +22,7 @@ from ctmirror.core.duck import quiet, side_by_side, studies_per_index_range, wri
 from ctmirror.core.errors import WarehouseError
 from ctmirror.core.sqlfiles import read_sql, sql_digest, sql_files, sql_literal, sql_root
 from ctmirror.core.warehouse import CATALOG_FORMAT
+from ingest.thesaurus import thesaurus_digest
 
 
 def file_list_sql(paths: Iterable[Path], root: Path, recorded_root: Path) -> str:
@@ -56,12 +57,14 @@ VERSIONED_INDEX_INPUTS = ("studies", "conditions", "interventions", "collaborato
 
 def _build_index(con: duckdb.DuckDBPyConnection, root: Path, version_files: list[Path], *,
                  strict_epochs: bool, on_index: Callable[[str, int, int], None] | None = None,
-                 database: str = CATALOG_ALIAS) -> None:
+                 database: str = CATALOG_ALIAS, thesaurus: list[Path] | tuple[Path, ...] = ()) -> None:
     """The index files, on a cursor per core: a state's tables are a row group or two each, which DuckDB reads
     on one thread, so building tables side by side is what keeps every core busy. version_files: the files of
     study_versions, which hold every version's record (study_version notes which, relative to root). database:
-    where the tables are made (and their inputs read): the catalog, or a patch's studies (_patch_index)."""
-    index_params = {"synonyms": str(sql_root() / "data" / "synonyms.csv"), "strict_epochs": strict_epochs,
+    where the tables are made (and their inputs read): the catalog, or a patch's studies (_patch_index).
+    thesaurus: imported synonym files (ingest/thesaurus.py) read beside sql/data/synonyms.csv."""
+    synonyms = [str(sql_root() / "data" / "synonyms.csv"), *(str(Path(f).resolve()) for f in thesaurus)]
+    index_params = {"synonyms": synonyms, "strict_epochs": strict_epochs,
                     "version_files": [str(Path(f).resolve()) for f in version_files],
                     "build_root": str(root.resolve())}
 
@@ -156,9 +159,10 @@ def _view_sql(template: str, view: str, files: str) -> str:
 NOT_IN_A_CATALOG = ("serve", "calls")
 
 
-def index_fingerprint() -> str:
-    """What the SQL that builds a catalog is now (a digest of its files and of CATALOG_FORMAT)."""
-    return sql_digest(NOT_IN_A_CATALOG, seed=str(CATALOG_FORMAT))
+def index_fingerprint(thesaurus: list[Path] | tuple[Path, ...] = ()) -> str:
+    """What the SQL that builds a catalog is now (a digest of its files and of CATALOG_FORMAT), with the imported
+    thesaurus it reads."""
+    return sql_digest(NOT_IN_A_CATALOG, seed=str(CATALOG_FORMAT) + thesaurus_digest(list(thesaurus)))
 
 
 @dataclass(frozen=True)
@@ -187,7 +191,8 @@ PATCHED_BY_NEW_VERSION = ("trial_detail", "study_country", "study_facility")
 NEW_VERSION_INPUTS = ("study_details", "locations")
 PATCHED_BY_STUDY = ("study_number",)
 PATCHED_TEXTS = ("search_text", "search_token", "search_hit", "place_norm")
-REBUILT_BY_PATCH = {"condition_link": "index/05_condition_link.sql", "nct_alias": "index/12_nct_alias.sql"}
+REBUILT_BY_PATCH = {"condition_link": "index/05_condition_link.sql",
+                    "intervention_link": "index/05_intervention_link.sql", "nct_alias": "index/12_nct_alias.sql"}
 UNCHANGED_BY_PATCH = ("search_area", "area_mask_score", "synonym", "synonym_set")
 # The inputs the index's files read most, whose changed studies' rows a patch copies once rather than have every
 # file that reads them scan all their rows again.
@@ -195,7 +200,8 @@ COPIED_FOR_PATCH = ("studies", "current_version", *(f"all_{t}" for t in VERSIONE
 
 
 def _patch_index(con: duckdb.DuckDBPyConnection, root: Path, version_files: list[Path], patch: CatalogPatch, *,
-                 on_index: Callable[[str, int, int], None] | None = None) -> None:
+                 on_index: Callable[[str, int, int], None] | None = None,
+                 thesaurus: list[Path] | tuple[Path, ...] = ()) -> None:
     """The previous catalog's index (copied to this state's), brought up to date: the index files build the
     changed studies' rows in a database of their own, over views of the catalog's inputs holding those studies
     alone; then each table's rows of those studies are replaced by them (see PATCHED_BY_VERSION ...), and the keys
@@ -232,7 +238,8 @@ def _patch_index(con: duckdb.DuckDBPyConnection, root: Path, version_files: list
         _in_catalog(con, PATCH_ALIAS)
         for name in sql_files("schema"):
             con.execute(read_sql(name))
-        _build_index(con, root, version_files, strict_epochs=True, on_index=on_index, database=PATCH_ALIAS)
+        _build_index(con, root, version_files, strict_epochs=True, on_index=on_index, database=PATCH_ALIAS,
+                     thesaurus=thesaurus)
         built = {t for (t,) in con.execute(read_sql("publish/patch/tables.sql"), {"database": PATCH_ALIAS}).fetchall()
                  if t not in copied}
         known = {*PATCHED_BY_VERSION, *PATCHED_BY_NEW_VERSION, *PATCHED_BY_STUDY, *PATCHED_TEXTS, *REBUILT_BY_PATCH,
@@ -267,7 +274,8 @@ def build_catalog(path: Path, root: Path, tables: dict[str, list[Path]],
                   current_rows: dict[str, list[Path]] | None = None,
                   con: duckdb.DuckDBPyConnection | None = None, *, recorded_root: Path | None = None,
                   versions: dict[str, list[Path]] | None = None,
-                  on_index: Callable[[str, int, int], None] | None = None, patch: CatalogPatch | None = None) -> None:
+                  on_index: Callable[[str, int, int], None] | None = None, patch: CatalogPatch | None = None,
+                  thesaurus: list[Path] | tuple[Path, ...] = ()) -> None:
     """root: the folder every file lies under (a warehouse, or a snapshot's folder) while the catalog is built;
     recorded_root: where that folder will be read from, if it is renamed into place after (default: root).
     tables: view name → the Parquet files it reads. current_rows: view name → segment files holding every
@@ -276,11 +284,12 @@ def build_catalog(path: Path, root: Path, tables: dict[str, list[Path]],
     for a frozen snapshot, whose tables are its only versions and whose index answers as of its cutoff alone.
     con: a writer's connection to build on (see ingest.publish), left as it was found; by default a new one.
     patch: start from the previous state's catalog, which the caller has copied to `path` (ingest.publish copies
-    it while doing other work), and replace the index rows of the studies it names alone."""
+    it while doing other work), and replace the index rows of the studies it names alone. thesaurus: imported
+    synonym files (ingest/thesaurus.py)."""
     if con is None:
         with closing(quiet(duckdb.connect(config=writer_memory()))) as own:
             return build_catalog(path, root, tables, current_rows, own, recorded_root=recorded_root,
-                                 versions=versions, patch=patch)
+                                 versions=versions, patch=patch, thesaurus=thesaurus)
     recorded_root = recorded_root or root
     if patch is None:
         path.unlink(missing_ok=True)
@@ -311,9 +320,10 @@ def build_catalog(path: Path, root: Path, tables: dict[str, list[Path]],
         # The search index and trial cards are native tables: point lookups on them take milliseconds
         # where the same lookups over Parquet would read whole columns.
         if patch is None:
-            _build_index(con, root, tables["study_versions"], strict_epochs=versions is not None, on_index=on_index)
+            _build_index(con, root, tables["study_versions"], strict_epochs=versions is not None, on_index=on_index,
+                         thesaurus=thesaurus)
         else:
-            _patch_index(con, root, tables["study_versions"], patch, on_index=on_index)
+            _patch_index(con, root, tables["study_versions"], patch, on_index=on_index, thesaurus=thesaurus)
         for folder in ("catalog", "methods", "stats"):  # the statistics use the methods' matcher
             for name in sql_files(folder):
                 con.execute(read_sql(name))

@@ -42,6 +42,7 @@ from ctmirror.core.warehouse import (
 from ingest.catalog import NEW_VERSION_INPUTS, VERSIONED_INDEX_INPUTS, CatalogPatch, build_catalog, index_fingerprint
 from ingest.crash import crash_point
 from ingest.normalize import WORD_BOUNDARIES, normalised_tables, slowest_first, table_key
+from ingest.thesaurus import thesaurus_files
 
 # Tables every state carries whole, as all versions or all rows, read where the segments keep them.
 HISTORY_TABLES = ("study_versions", "quarantine", "sightings")
@@ -100,7 +101,8 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
             con.execute(read_sql("publish/state_counts.sql"),
                         {"quarantine": [str(s.table_file("quarantine")) for s in segments]}).fetchone(),
         ))
-        fingerprint = index_fingerprint()
+        thesaurus = thesaurus_files(warehouse.root)
+        fingerprint = index_fingerprint(thesaurus)
         patch = None if whole else catalog_patch(con, warehouse, segments, counts["studies"], fingerprint)
         # the previous catalog copied while the current rows are written: a file copy, the disk's work, not a core's
         copying = None if patch is None else copier.submit(shutil.copyfile, patch.previous, path / "catalog.duckdb")
@@ -152,7 +154,7 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
                 copying.result()
             except OSError as exc:  # no room for the copy, say: building the catalog whole needs no copy
                 patch, patch_failed = None, f"copying the previous catalog: {exc}"[:500]
-        catalog_args = dict(current_rows=index_inputs, con=con,
+        catalog_args = dict(current_rows=index_inputs, con=con, thesaurus=thesaurus,
                             versions={t: [s.table_file(t) for s in segments] for t in VERSIONED_INDEX_INPUTS},
                             on_index=lambda table, done, total: phase(
                                 f"publishing state {state_id}: index {done} of {total} ({table})"))

@@ -34,6 +34,7 @@ from ctmirror.core.warehouse import State, Warehouse, atomic_write_bytes, atomic
 from ingest.catalog import build_catalog
 from ingest.normalize import normalised_tables
 from ingest.publish import HISTORY_TABLES, check_segments, holding_records, load_all_versions, write_ordered
+from ingest.thesaurus import thesaurus_files
 
 MODES = ("strict",)
 SNAPSHOT_FORMAT = 1
@@ -63,7 +64,8 @@ def build_snapshot(warehouse: Warehouse, cutoff: date, out: Path, *, state: Stat
         manifest = _write(work, segments, cutoff, state, warehouse.root)
         # Complete before it appears: the catalog names its files relative to the folder, which is then renamed.
         build_catalog(work / "catalog.duckdb", work,
-                      {t: [work / "tables" / f"{t}.parquet"] for t in manifest["row_counts"]}, recorded_root=out)
+                      {t: [work / "tables" / f"{t}.parquet"] for t in manifest["row_counts"]}, recorded_root=out,
+                      thesaurus=thesaurus_files(warehouse.root))
         os.replace(work, out)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)

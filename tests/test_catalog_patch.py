@@ -26,7 +26,7 @@ pytestmark = pytest.mark.slow  # publishes warehouses of its own
 # Columns holding search_text's numbers, compared as the texts they number: a patch numbers new texts after the
 # last, a whole build in text order.
 TEXT_COLUMNS = {"search_text": ("text_id",), "search_token": ("text_id",), "search_hit": ("text_id",),
-                "condition_link": ("text_id", "term_text_id")}
+                "condition_link": ("text_id", "term_text_id"), "intervention_link": ("text_id", "term_text_id")}
 
 
 def index_rows(root) -> dict[str, list[tuple]]:
@@ -133,7 +133,7 @@ def test_a_publish_patches_only_a_catalog_it_can_trust(tmp_path, records, monkey
     assert load("d", records[220:230]) == {"built": "whole"}  # 30 of 230: more than a tenth
     assert load("e", records[230:234]) == {"patched": 4, "patched_since_whole": 4}
     assert load("f", records[234:300]) == {"built": "whole"}  # 66 at once
-    monkeypatch.setattr("ingest.publish.index_fingerprint", lambda: "another ctmirror")
+    monkeypatch.setattr("ingest.publish.index_fingerprint", lambda thesaurus: "another ctmirror")
     assert load("g", records[300:302]) == {"built": "whole"}
 
 

@@ -143,6 +143,18 @@ def search_norm(text: str) -> str:
     return _PLURAL.sub(r"\1 ", spaced)
 
 
+_QUOTED = re.compile(r'"[^"]*[^"\s][^"]*"')
+
+
+def query_norm(text: str) -> str:
+    """A query as the matcher takes it: its search_norm; a query written in double quotes is a phrase (its words
+    contiguous, never scattered), marked by a leading '"'. The SQL macro query_norm, in Python."""
+    stripped = text.strip()
+    if _QUOTED.fullmatch(stripped):
+        return '"' + search_norm(stripped[1:-1])
+    return search_norm(text)
+
+
 def main() -> None:
     tables = generate_tables()
     DATA.write_text(json.dumps(tables, ensure_ascii=False, indent=0, sort_keys=True) + "\n", encoding="utf-8")

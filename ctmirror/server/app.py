@@ -244,6 +244,13 @@ def create_app(settings: Settings) -> Guard:
             arguments = _query_arguments(request, found)
         return await answer(request, partial(_call, found, arguments), api=False)
 
+    async def synonyms(request: Request) -> Response:
+        """What a term also finds (Mirror.expansions): ?term=Keytruda&field=intervention."""
+        term, field = request.query_params.get("term"), request.query_params.get("field", "condition")
+        return await answer(request, lambda mirror: JSONResponse({"term": term, "field": field,
+                                                                  "expansions": mirror.expansions(term, field)}),
+                            api=False)
+
     async def openapi(request: Request) -> Response:
         return JSONResponse(openapi_document())
 
@@ -280,7 +287,7 @@ def create_app(settings: Settings) -> Guard:
         Route("/api/v2/studies/{nct_id}", one_study), Route("/api/v2/version", version),
         Route("/api/v2/stats/size", size), Route("/api/v2/stats/field/values", field_values),
         Route("/", index), Route("/ctmirror/v1/openapi.json", openapi),
-        Route("/ctmirror/v1/sql", sql, methods=["POST"]),
+        Route("/ctmirror/v1/sql", sql, methods=["POST"]), Route("/ctmirror/v1/synonyms", synonyms),
         Route("/ctmirror/v1/{name}", method, methods=["GET", "POST"]),
     ]
     # The agent tools (ctmirror/server/agent_tools.py) over MCP's streamable HTTP, on the same readers' warehouse.

@@ -1,12 +1,13 @@
 """Essie, the query syntax of ClinicalTrials.gov's `query.*` and `filter.advanced` parameters, parsed into a tree.
 
 Supported: words and "quoted phrases", AND, OR, NOT (and a leading minus), parentheses, AREA[Field] before a term or
-a parenthesised expression, RANGE[low, high] with MIN/MAX, dates and ages ("50 years"), MISSING, and
-EXPANSION[None|Term|Concept|Relaxation|Lossy] (accepted; locally every match is the methods' match, so it changes
-nothing: docs/serve.md). Adjacent words with no operator between them are one Words node: the search areas of
-conditions and interventions match them as one phrase (as the methods do), the other areas word by word. Anything
-else (SEARCH[...], COVERAGE[...], a dangling operator, an unclosed bracket) is an EssieError naming the part, which
-the server answers with 400: never a silently different answer.
+a parenthesised expression, RANGE[low, high] with MIN/MAX, dates and ages ("50 years"), MISSING,
+EXPANSION[None|Term|Concept|Relaxation|Lossy] before a term, a word's prefix (asthm*: three letters or more) and a
+boost after a term (asthma^2: its score doubled, what matches unchanged). Adjacent words with no operator between
+them are one Words node: the matcher finds them as a phrase or scattered over the area's fields (each word
+somewhere), ranking the phrase higher; a quoted phrase only as a phrase (docs/methods.md). Anything else
+(SEARCH[...], COVERAGE[...], a dangling operator, an unclosed bracket) is an EssieError naming the part, which the
+server answers with 400: never a silently different answer.
 """
 
 from __future__ import annotations
@@ -34,6 +35,19 @@ class Words:
 
 
 @dataclass(frozen=True)
+class Prefix:
+    """A word ending in '*' (asthm*): every word that starts with `text`."""
+    text: str
+
+
+@dataclass(frozen=True)
+class Boost:
+    """A term followed by ^N (asthma^2): its score multiplied by `factor`; which studies match is unchanged."""
+    factor: float
+    expression: object
+
+
+@dataclass(frozen=True)
 class Range:
     low: str | None  # None: MIN
     high: str | None  # None: MAX
@@ -47,6 +61,13 @@ class Missing:
 @dataclass(frozen=True)
 class Area:
     field: str
+    expression: object
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """EXPANSION[level] before a term: how far its words are expanded (level: one of EXPANSIONS, lower case)."""
+    level: str
     expression: object
 
 
@@ -68,7 +89,10 @@ class Or:
 EXPANSIONS = ("none", "term", "concept", "relaxation", "lossy")
 _TOKEN = re.compile(r'\s*(?:(?P<quoted>"[^"]*")|(?P<open>\()|(?P<close>\))|(?P<op>\b(?:AND|OR|NOT)\b)'
                     r'|(?P<operator>(?:AREA|RANGE|EXPANSION|SEARCH|COVERAGE|DISTANCE)\[[^\]]*\])'
-                    r'|(?P<missing>\bMISSING\b)|(?P<minus>-(?=\S))|(?P<word>[^\s()"]+))')
+                    r'|(?P<missing>\bMISSING\b)|(?P<minus>-(?=\S))|(?P<boost>\^\d+(?:\.\d+)?(?=[\s()]|$))'
+                    r'|(?P<word>[^\s()"^]+|\^))')
+MAX_BOOST = 1000.0
+MIN_PREFIX_CHARACTERS = 3
 
 
 def parse(text: str) -> object:
@@ -157,7 +181,15 @@ class _Parser:
             return Not(self.unary(depth + 1))
         if kind == "op":
             raise EssieError(f"{value} needs a term on each side", value)
-        return self.primary(depth)
+        if kind == "boost":
+            raise EssieError(f"{value} follows no term: write it after one, as asthma^2", value)
+        node = self.primary(depth)
+        while self.peek() is not None and self.peek()[0] == "boost":
+            factor = float(self.take()[1][1:])
+            if not 0 < factor <= MAX_BOOST:
+                raise EssieError(f"a boost is a number above 0 and up to {MAX_BOOST:g}", f"^{factor:g}")
+            node = Boost(factor, node)
+        return node
 
     def primary(self, depth: int) -> object:
         kind, value = self.take()
@@ -187,8 +219,14 @@ class _Parser:
             if name == "EXPANSION":
                 if argument.lower() not in EXPANSIONS:
                     raise EssieError(f"EXPANSION[{argument}] is not one of {', '.join(EXPANSIONS)}", value)
-                return self.unary(depth + 1)  # every local match is the methods' one: see the module's note
+                return Expansion(argument.lower(), self.unary(depth + 1))
             raise EssieError(f"{name}[...] is not supported by ctmirror", value)
+        if value.endswith("*") and value.rstrip("*"):
+            stem = value.rstrip("*")
+            if len(re.sub(r"\W", "", stem)) < MIN_PREFIX_CHARACTERS or re.search(r"[\W_]", stem):
+                raise EssieError(f"a wildcard needs {MIN_PREFIX_CHARACTERS} or more letters or digits of one word "
+                                 "before its '*'", value)
+            return Prefix(stem)
         return Words(value)
 
 

@@ -17,7 +17,7 @@ import re
 import threading
 from array import array
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from functools import cache
 from pathlib import Path
@@ -51,17 +51,26 @@ class V2Error(Exception):
 
 @dataclass(frozen=True)
 class Context:
-    """Where an Essie term is looked for. kind: 'text' (the search index: field, areas; phrase: bare words matched
-    as one phrase), 'value' (a structured field of trial_card), or one of the leaf queries of sql/serve/."""
+    """Where an Essie term is looked for. kind: 'text' (the search index: field, areas), 'value' (a structured
+    field of trial_card), or one of the leaf queries of sql/serve/."""
     kind: str
     field: str = ""
     areas: tuple[str, ...] | None = None
-    phrase: bool = False
+    expansion: str = "relaxation"  # Essie's EXPANSION level in force (EXPANSION_LEVELS)
+
+
+# EXPANSION[level] → (concept expansion, scattered words): None and Term match the words as written (plural and
+# case folded, as every match is); Concept adds synonyms and the links the records teach; Relaxation (the
+# default) and Lossy let unquoted words scatter over the areas.
+EXPANSION_LEVELS = {"none": (False, False), "term": (False, False), "concept": (True, False),
+                    "relaxation": (True, True), "lossy": (True, True)}
+# Leaf queries whose unquoted words are each looked for (a phrase in quotes stays one).
+WORD_BY_WORD = ("eligibility", "outcome", "sponsor", "lead_sponsor")
 
 
 QUERY_PARAMETERS = {
-    "query.cond": Context("text", "condition", None, phrase=True),
-    "query.intr": Context("text", "intervention", None, phrase=True),
+    "query.cond": Context("text", "condition", None),
+    "query.intr": Context("text", "intervention", None),
     "query.term": Context("text", "term"),
     "query.titles": Context("text", "term", ("Acronym", "BriefTitle", "OfficialTitle")),
     "query.locn": Context("location"),
@@ -90,7 +99,7 @@ OTHER_AREAS = {"EligibilityCriteria": Context("eligibility"), "LeadSponsorName":
                "SecondaryOutcomeMeasure": Context("outcome"), "NCTIdAlias": Context("id"),
                "CollaboratorName": Context("sponsor"), "HealthyVolunteers": Context("healthy")}
 AREAS: dict[str, Context] = {
-    **{area.lower(): Context("text", field, (area,), phrase=field != "term")
+    **{area.lower(): Context("text", field, (area,))
        for field, areas in INDEX_AREAS.items() for area in areas},
     **{area.lower(): Context("value", area) for area in STRUCTURED_AREAS},
     **{area.lower(): context for area, context in OTHER_AREAS.items()},
@@ -290,8 +299,9 @@ def _sort(value: str | None, *, has_query: bool) -> list[tuple[str, int]]:
 
 
 # ---- matching ------------------------------------------------------------------------------------------------
-# A leaf's parameters that are our own names: a search field, its areas, a value's test (see _page).
-OWN_KEYS = ("field", "areas", "test")
+# A leaf's parameters that are our own names: a search field, its areas, a value's test, how far its words
+# expand (see _page): literals, so a plan knows them (a branch of scattered words never taken is planned away).
+OWN_KEYS = ("field", "areas", "test", "expand", "relax")
 
 
 class Matcher:
@@ -348,12 +358,17 @@ class Matcher:
             return result
         if isinstance(node, essie.Not):
             return self.combine("not", self.universe(), self.evaluate(node.expression, context))
+        if isinstance(node, essie.Boost):
+            inner = self.evaluate(node.expression, context)
+            return self._term(read_sql("serve/boost.sql").replace("{inner}", inner), factor=node.factor)
+        if isinstance(node, essie.Expansion):
+            return self.evaluate(node.expression, replace(context, expansion=node.level))
         if isinstance(node, essie.Area):
             inner = AREAS.get(node.field.lower())
             if inner is None:
                 raise V2Error(f"AREA[{node.field}] is not supported by ctmirror: see /api/v2/studies/search-areas "
                               "and docs/serve.md for the areas it searches")
-            return self.evaluate(node.expression, inner)
+            return self.evaluate(node.expression, replace(inner, expansion=context.expansion))
         return self.leaf(node, context)
 
     def leaf(self, node: object, context: Context) -> str:
@@ -362,12 +377,22 @@ class Matcher:
         if isinstance(node, (essie.Range, essie.Missing)):
             raise V2Error(f"{'RANGE' if isinstance(node, essie.Range) else 'MISSING'} applies to a structured "
                           f"field (AREA[{'|'.join(STRUCTURED_AREAS[:4])}|...]), not to a text search")
+        if isinstance(node, essie.Prefix):
+            if context.kind != "text":
+                raise V2Error(f"a wildcard ({node.text}*) applies to the text areas (/api/v2/studies/search-areas), "
+                              "not to this one")
+            return self.leaf_table("prefix_leaf", field=context.field, prefix=search_norm(node.text).strip(),
+                                   areas=list(context.areas) if context.areas else None)
         text = node.text
         if context.kind == "text":
-            if not node.quoted and not context.phrase and len(text.split()) > 1:
-                return self.evaluate(essie.And(tuple(essie.Words(w) for w in text.split())), context)
-            return self.leaf_table("text_leaf", field=context.field, phrase=search_norm(text), as_of=self.as_of,
-                                   areas=list(context.areas) if context.areas else None)
+            expand, relax = EXPANSION_LEVELS[context.expansion]
+            normed = search_norm(text)
+            return self.leaf_table("text_leaf", field=context.field, phrase=('"' if node.quoted else "") + normed,
+                                   as_of=self.as_of, areas=list(context.areas) if context.areas else None,
+                                   expand=expand, relax=relax and not node.quoted and len(normed.split()) > 1)
+        if context.kind in WORD_BY_WORD and not node.quoted and len(search_norm(text).split()) > 1:
+            # unquoted words each found, in any order: Essie's word semantics
+            return self.evaluate(essie.And(tuple(essie.Words(w) for w in search_norm(text).split())), context)
         if context.kind == "healthy":
             if text.strip().upper() not in ("TRUE", "FALSE"):
                 raise V2Error(f"AREA[HealthyVolunteers] takes true or false, not {text!r}")

@@ -3,16 +3,10 @@
 -- which a version teaching it is shown, and is_current, whether a current version teaches it. A link once taught
 -- stays taught (a later version dropping it does not unteach it).
 CREATE TABLE condition_link AS
-WITH taught AS (
-    SELECT v.version_no, v.is_current, min(e.valid_from) AS shown_from
-    FROM study_version AS v
-    LEFT JOIN version_epoch AS e USING (version_no)
-    GROUP BY v.version_no, v.is_current
-)
 SELECT ct.text_id, mt.text_id AS term_text_id, min(t.shown_from) AS learned_from, bool_or(t.is_current) AS is_current
 FROM all_condition_links AS l
 JOIN study_version AS v USING (nct_id, content_hash)
-JOIN taught AS t USING (version_no)
+JOIN taught_from() AS t USING (version_no)
 JOIN search_text AS ct ON ct.norm = l.condition_norm
 JOIN search_text AS mt ON mt.norm = l.term_norm
 GROUP BY ct.text_id, mt.text_id

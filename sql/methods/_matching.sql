@@ -1,4 +1,4 @@
--- The matcher shared by every method: phrases and their synonyms → texts (token index) → studies, scored.
+-- The matcher shared by every method: words, phrases and their concepts → texts (token index) → studies, scored.
 
 -- Every matcher takes a list of queries and answers for each by its position k (from 1), so a backtest's
 -- thousands of calls match in one pass over the index; the one-query forms are the list of one. They answer with
@@ -6,31 +6,41 @@
 -- matched versions to the trial_card rows its call shows. as_ofs: each call's strict cutoff (NULL: current).
 
 -- The query texts the matchers and the methods' *_many macros take (qs, and term_hits's q) are already normalised,
--- search_norm of what the user wrote: the Python API binds them so (ctmirror/core/words.py, the same function),
+-- query_norm of what the user wrote: the Python API binds them so (ctmirror/core/words.py, the same function),
 -- because the macro's Unicode tables cost a query about a millisecond to set up each time it runs. The forms for
 -- SQL users (matched_texts, field_hits, field_matches, term_matches, and each method's one-call macro:
 -- search_trials, detect_whitespace, ...) take the text as written and normalise it.
 
--- search_phrases_many(field, qs): per query, the query and the phrases of its synonym groups
--- (sql/data/synonyms.csv).
-CREATE OR REPLACE MACRO search_phrases_many(field_name, qs) AS TABLE
-WITH normed AS (SELECT generate_subscripts(qs, 1) AS k, unnest(qs) AS phrase)
-SELECT n.k, unnest(coalesce(s.phrases, [n.phrase])) AS phrase
+-- Essie's word semantics (docs/methods.md, "How words match"): a query's words need not be contiguous. A version
+-- matches when one text of the field's areas holds the query as a phrase (its words at consecutive positions) or a
+-- phrase of its concept (synonyms, data-taught links), or when each of the query's words is in some text of the
+-- field's areas (scattered: title and condition may hold one each). A query text starting with '"' (query_norm of a
+-- quoted query) is a phrase: it matches contiguously only. Phrase matches rank above scattered ones
+-- (field_hits_many).
+
+-- search_phrases_many(field, qs, expand): per query, the query and, when expand, the phrases of its synonym
+-- groups (sql/data/synonyms.csv and an imported thesaurus).
+CREATE OR REPLACE MACRO search_phrases_many(field_name, qs, expand := true) AS TABLE
+WITH normed AS (
+    SELECT k, ltrim(q, '"') AS phrase FROM (SELECT generate_subscripts(qs, 1) AS k, unnest(qs) AS q)
+)
+SELECT n.k, unnest(CASE WHEN expand THEN coalesce(s.phrases, [n.phrase]) ELSE [n.phrase] END) AS phrase
 FROM normed AS n
 LEFT JOIN synonym_set AS s ON s.field = field_name AND s.phrase = n.phrase
 WHERE length(trim(n.phrase)) > 0;
 
 CREATE OR REPLACE MACRO search_phrases(field_name, q) AS TABLE
-SELECT phrase FROM search_phrases_many(field_name, [search_norm(q)]);
+SELECT phrase FROM search_phrases_many(field_name, [query_norm(q)]);
 
--- matched_texts_many(field, qs): per query, the texts holding one of its phrases as whole words: each of the
--- phrase's words at consecutive positions (what contains(norm, phrase) would find, read from the narrow
+-- matched_texts_many(field, qs, expand): per query, the texts holding one of its phrases as whole words: each of
+-- the phrase's words at consecutive positions (what contains(norm, phrase) would find, read from the narrow
 -- token table alone). A text holding two of the phrases comes twice: every use of these rows merges them (a
 -- DISTINCT here cost every call half a millisecond).
-CREATE OR REPLACE MACRO matched_texts_many(field_name, qs) AS TABLE
+CREATE OR REPLACE MACRO matched_texts_many(field_name, qs, expand := true) AS TABLE
 WITH words AS (
     SELECT k, phrase, len(words) AS word_count, unnest(words) AS word, generate_subscripts(words, 1) AS i
-    FROM (SELECT k, phrase, string_split(trim(phrase), ' ') AS words FROM search_phrases_many(field_name, qs))
+    FROM (SELECT k, phrase, string_split(trim(phrase), ' ') AS words
+          FROM search_phrases_many(field_name, qs, expand := expand))
 ),
 placed AS (
     -- A phrase's word i sits at start + i, one row per word found, so the count of rows is the count of words.
@@ -43,52 +53,134 @@ placed AS (
 SELECT k, text_id FROM placed;
 
 CREATE OR REPLACE MACRO matched_texts(field_name, q) AS TABLE
-SELECT DISTINCT text_id FROM matched_texts_many(field_name, [search_norm(q)]);
+SELECT DISTINCT text_id FROM matched_texts_many(field_name, [query_norm(q)]);
 
--- field_texts_many(field, qs, as_ofs): per query, the texts whose hits count (text_id) and the areas they count
--- in (keep, a mask): every area of the field for the texts holding a phrase; for conditions, also the MeSH terms
--- learned from those texts (condition_link) by the call's cutoff, in the ConditionMeshTerm area only.
-CREATE OR REPLACE MACRO field_texts_many(field_name, qs, as_ofs) AS TABLE
-WITH direct AS (SELECT k, text_id FROM matched_texts_many(field_name, qs)),
-learned AS (
+-- field_texts_many(field, qs, as_ofs, expand): per query, the texts whose hits count (text_id), the areas they
+-- count in (keep, a mask of the field's areas) and whether by a link the records taught (learned), when expand,
+-- by the call's cutoff:
+-- - a drug's other names (intervention_link): the names linked to a text that is the query itself are phrases
+--   of the query too, so "Keytruda" finds "Pembrolizumab + Carboplatin" (a link from a text merely holding the
+--   query would run away: "pembrolizumab biosimilar BCD-201" would bring in BCD-201's own names);
+-- - a condition's MeSH heading (condition_link), linked from every text holding the query, found as the exact
+--   text it is in the MeSH and ancestor areas alike, so a study filed under a narrower heading (whose ancestor it
+--   is) is found: the heading's descendants.
+CREATE OR REPLACE MACRO field_texts_many(field_name, qs, as_ofs, expand := true) AS TABLE
+WITH cutoffs AS (SELECT generate_subscripts(as_ofs, 1) AS k, unnest(as_ofs)::DATE AS as_of),
+own AS (SELECT k, phrase FROM search_phrases_many(field_name, qs, expand := expand)),
+phrases AS (
+    SELECT k, phrase, false AS learned FROM own
+    UNION
+    SELECT o.k, lt.norm, true
+    FROM own AS o
+    JOIN search_text AS st ON st.norm = o.phrase
+    JOIN intervention_link AS l ON l.text_id = st.text_id
+    JOIN search_text AS lt ON lt.text_id = l.term_text_id
+    JOIN cutoffs AS a ON a.k = o.k
+    WHERE expand AND field_name = 'intervention'
+      AND CASE WHEN a.as_of IS NULL THEN l.is_current ELSE l.learned_from <= a.as_of END
+),
+words AS (
+    SELECT k, phrase, learned, len(words) AS word_count, unnest(words) AS word, generate_subscripts(words, 1) AS i
+    FROM (SELECT k, phrase, learned, string_split(trim(phrase), ' ') AS words FROM phrases)
+),
+direct AS (  -- a phrase's word i sits at start + i, one row per word found: the count of rows is the count of words
+    SELECT w.k, t.text_id, w.learned
+    FROM words AS w
+    JOIN search_token AS t ON t.token = w.word
+    GROUP BY w.k, w.phrase, w.learned, w.word_count, t.text_id, t.position - w.i
+    HAVING count(*) = w.word_count
+),
+headings AS (
     SELECT d.k, l.term_text_id AS text_id
     FROM direct AS d
     JOIN condition_link AS l USING (text_id)
-    JOIN (SELECT generate_subscripts(as_ofs, 1) AS k, unnest(as_ofs)::DATE AS as_of) AS a USING (k)
-    WHERE field_name = 'condition'
+    JOIN cutoffs AS a ON a.k = d.k
+    WHERE expand AND field_name = 'condition' AND NOT d.learned
       AND CASE WHEN a.as_of IS NULL THEN l.is_current ELSE l.learned_from <= a.as_of END
 ),
 masks AS (
-    SELECT bit_or((1::UINTEGER << (area_id - 1))::UINTEGER) AS field_mask,
-           coalesce(bit_or((1::UINTEGER << (area_id - 1))::UINTEGER) FILTER (WHERE area = 'ConditionMeshTerm'),
-                    0::UINTEGER) AS learned_mask
-    FROM search_area WHERE field = field_name
+    SELECT bit_or((1::UINTEGER << (area_id - 1))::UINTEGER) AS field_mask FROM search_area WHERE field = field_name
 )
-SELECT k, text_id, (SELECT field_mask FROM masks) AS keep FROM direct
+SELECT k, text_id, (SELECT field_mask FROM masks) AS keep, learned FROM direct
 UNION ALL
-SELECT k, text_id, (SELECT learned_mask FROM masks) FROM learned;
+SELECT k, text_id, (SELECT field_mask FROM masks), true FROM headings;
 
--- field_hit_rows_many(field, qs, as_ofs): per query, the index rows that count, one per version and matching
--- text: the version (version_no) and the areas of the field the text matched it in (area_mask).
-CREATE OR REPLACE MACRO field_hit_rows_many(field_name, qs, as_ofs) AS TABLE
-SELECT w.k, h.version_no, h.area_mask & w.keep AS area_mask
+-- field_word_rows_many(field, qs, within): per unquoted query of two words or more, the versions holding each of
+-- its words (stop words aside) in some text of the field's areas (within: of these areas alone, a mask; NULL:
+-- all), with the areas they were found in (area_mask). Word i sets bit i of a mask, so one grouping finds the
+-- versions holding them all.
+CREATE OR REPLACE MACRO field_word_rows_many(field_name, qs, within := NULL) AS TABLE
+WITH queries AS (
+    SELECT k, list_distinct(list_filter(string_split(trim(q), ' '),
+                                        w -> w <> '' AND NOT list_contains(stop_words(), w)))[:32] AS words
+    FROM (SELECT generate_subscripts(qs, 1) AS k, unnest(qs) AS q)
+    WHERE NOT starts_with(q, '"') AND len(list_filter(string_split(trim(q), ' '), w -> w <> '')) >= 2
+),
+words AS (
+    SELECT k, (1::UBIGINT << len(words)) - 1 AS every_word, unnest(words) AS word,
+           generate_subscripts(words, 1) AS i
+    FROM queries WHERE len(words) >= 1
+),
+texts AS (
+    SELECT DISTINCT w.k, w.every_word, (1::UBIGINT << (w.i - 1)) AS word_bit, t.text_id
+    FROM words AS w
+    JOIN search_token AS t ON t.token = w.word
+)
+SELECT x.k, h.version_no, bit_or(h.area_mask & coalesce(within::UINTEGER, h.area_mask)) AS area_mask
+FROM texts AS x
+JOIN search_hit AS h ON h.text_id = x.text_id
+WHERE h.field = field_name AND h.area_mask & coalesce(within::UINTEGER, h.area_mask) <> 0
+GROUP BY x.k, h.version_no
+HAVING bit_or(x.word_bit) = any_value(x.every_word);
+
+-- field_hit_rows_many(field, qs, as_ofs, expand, relax, within): per query, the index rows that count: the
+-- version (version_no), the areas of the field it matched in (area_mask), and how (kind: 0 a phrase, 1 a linked
+-- concept, 2 scattered words). expand: concept expansion (synonyms, links); relax: scattered words (unquoted
+-- queries), found within these areas (a mask; NULL: every area of the field).
+CREATE OR REPLACE MACRO field_hit_rows_many(field_name, qs, as_ofs, expand := true, relax := true,
+                                            within := NULL) AS TABLE
+SELECT w.k, h.version_no, h.area_mask & w.keep AS area_mask, w.learned::UTINYINT AS kind
 FROM search_hit AS h
-JOIN field_texts_many(field_name, qs, as_ofs) AS w USING (text_id)
-WHERE h.field = field_name AND h.area_mask & w.keep <> 0;
+JOIN field_texts_many(field_name, qs, as_ofs, expand := expand) AS w USING (text_id)
+WHERE h.field = field_name AND h.area_mask & w.keep <> 0
+UNION ALL
+SELECT k, version_no, area_mask, 2::UTINYINT FROM field_word_rows_many(field_name, qs, within := within)
+WHERE relax;
+
+-- concept_merged(field): the areas in which a linked concept's match adds to a phrase match's score: the
+-- condition's MeSH terms (a study whose condition names the query and whose MeSH term is its heading ranks above
+-- one with the words alone). Elsewhere a link ranks a study only when no phrase matched it.
+CREATE OR REPLACE MACRO concept_merged(field_name) AS TABLE
+SELECT coalesce(bit_or((1::UINTEGER << (area_id - 1))::UINTEGER), 0::UINTEGER) AS mask
+FROM search_area WHERE field = field_name AND area = 'ConditionMeshTerm';
+
+-- phrase_mask(direct, learned, merged): the areas a version's phrase-level score counts: a phrase's own (direct),
+-- with the linked concept's in the merged areas; a linked concept's alone when no phrase matched.
+CREATE OR REPLACE MACRO phrase_mask(direct, learned, merged) AS
+    CASE WHEN direct IS NULL THEN learned ELSE direct | coalesce(learned & merged, 0::UINTEGER) END;
+
+-- hit_score(phrase_mask, phrase_score, word_score): a version's score from the area_mask_score of its phrase_mask
+-- and of the areas its scattered words were found in: a phrase or concept match scores its areas' weights;
+-- scattered words alone a quarter of theirs (below a phrase in the Condition or intervention name area alone).
+CREATE OR REPLACE MACRO hit_score(phrase_mask, phrase_score, word_score) AS
+    CASE WHEN phrase_mask IS NOT NULL THEN phrase_score ELSE 0.25 * word_score END;
 
 -- field_hits_many(field, qs, as_ofs): per query, the versions (version_no) matching it in a field ('condition',
--- 'intervention'), scored by the sum of the weights of the distinct areas matched. For conditions, MeSH terms
--- learned from matching condition texts (condition_link) also match, in the ConditionMeshTerm area. The
--- methods join on version_no; analysts get the current studies' NCT IDs from field_matches.
+-- 'intervention'), scored (hit_score). The methods join on version_no; analysts get the current studies' NCT IDs
+-- from field_matches.
 CREATE OR REPLACE MACRO field_hits_many(field_name, qs, as_ofs) AS TABLE
 WITH versions AS (
-    SELECT k, version_no, bit_or(area_mask) AS area_mask
+    SELECT k, version_no,
+           phrase_mask(bit_or(area_mask) FILTER (WHERE kind = 0), bit_or(area_mask) FILTER (WHERE kind = 1),
+                       (SELECT mask FROM concept_merged(field_name))) AS phrase_mask,
+           bit_or(area_mask) FILTER (WHERE kind = 2) AS word_mask
     FROM field_hit_rows_many(field_name, qs, as_ofs)
     GROUP BY k, version_no
 )
-SELECT s.k, s.version_no, m.score
+SELECT s.k, s.version_no, hit_score(s.phrase_mask, p.score, w.score) AS score
 FROM versions AS s
-JOIN area_mask_score AS m ON m.field = field_name AND m.area_mask = s.area_mask;
+JOIN area_mask_score AS p ON p.field = field_name AND p.area_mask = coalesce(s.phrase_mask, 0)
+JOIN area_mask_score AS w ON w.field = field_name AND w.area_mask = coalesce(s.word_mask, 0);
 
 -- field_studies_many(field, qs, as_ofs): the versions field_hits_many finds, without their scores, for the methods
 -- that count and group matches rather than rank them.
@@ -97,7 +189,7 @@ SELECT DISTINCT k, version_no FROM field_hit_rows_many(field_name, qs, as_ofs);
 
 -- field_hits(field, q): every version matching q (as the current state matches its MeSH terms).
 CREATE OR REPLACE MACRO field_hits(field_name, q) AS TABLE
-SELECT version_no, score FROM field_hits_many(field_name, [search_norm(q)], [NULL::DATE]);
+SELECT version_no, score FROM field_hits_many(field_name, [query_norm(q)], [NULL::DATE]);
 
 -- field_matches(field, q): the current studies matching q, by NCT ID.
 CREATE OR REPLACE MACRO field_matches(field_name, q) AS TABLE
@@ -132,16 +224,22 @@ CREATE OR REPLACE MACRO term_matches(q) AS TABLE
 SELECT v.nct_id, h.score FROM term_hits(search_norm(q)) AS h JOIN study_version AS v USING (version_no)
 WHERE v.is_current;
 
--- location_matches(location): 'Boston, MA' → versions of studies (version_no) with a site whose place holds every comma-separated
--- part (a US state's code or name either way). A part with no letter or digit ('%', '-') is no condition: it
--- normalises to nothing, and nothing would be contained in every place.
+-- location_matches(location): 'Boston, MA' → versions of studies (version_no) with a site whose place holds every
+-- comma-separated part as whole words (a US state's code or name either way, a country by any of its names in
+-- sql/data/synonyms.csv). A part with no letter or digit ('%', '-') is no condition: it normalises to nothing,
+-- and nothing would be contained in every place.
 CREATE OR REPLACE MACRO location_matches(location_query) AS TABLE
-WITH parts AS (
+WITH whole AS (  -- a place named with a comma ("Korea, Republic of") is one part when it is a known name
+    SELECT count(*) > 0 AS known FROM synonym
+    WHERE field = 'location' AND phrase = search_norm(location_query)
+),
+parts AS (
     SELECT i, part
-    FROM (SELECT i, trim(search_norm(part)) AS part
+    FROM (SELECT i, search_norm(part) AS part
           FROM (SELECT unnest(l) AS part, generate_subscripts(l, 1) AS i
-                FROM (SELECT string_split(location_query, ',') AS l)))
-    WHERE part <> ''
+                FROM (SELECT CASE WHEN (SELECT known FROM whole) THEN [location_query]
+                                  ELSE string_split(location_query, ',') END AS l)))
+    WHERE trim(part) <> ''
 ),
 alternatives AS (
     SELECT i, part AS phrase FROM parts

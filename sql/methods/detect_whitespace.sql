@@ -94,5 +94,5 @@ LEFT JOIN listed USING (k)
 ORDER BY counts.k;
 
 CREATE OR REPLACE MACRO detect_whitespace(drug_query, condition_query, cutoff, as_of := NULL) AS TABLE
-SELECT * EXCLUDE (k) FROM detect_whitespace_many([search_norm(drug_query)], [search_norm(condition_query)], [cutoff],
+SELECT * EXCLUDE (k) FROM detect_whitespace_many([query_norm(drug_query)], [query_norm(condition_query)], [cutoff],
                                           [as_of]);

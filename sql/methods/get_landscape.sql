@@ -106,4 +106,4 @@ LEFT JOIN (
 ORDER BY calls.k;
 
 CREATE OR REPLACE MACRO get_landscape(condition_query, cutoff, competitor_limit, as_of := NULL) AS TABLE
-SELECT * EXCLUDE (k) FROM get_landscape_many([search_norm(condition_query)], [cutoff], [as_of], [competitor_limit]);
+SELECT * EXCLUDE (k) FROM get_landscape_many([query_norm(condition_query)], [cutoff], [as_of], [competitor_limit]);

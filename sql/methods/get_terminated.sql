@@ -30,6 +30,6 @@ ORDER BY m.k, m.relevance DESC, s.study_no;
 
 CREATE OR REPLACE MACRO get_terminated(any_query, cutoff, result_limit, as_of := NULL) AS TABLE
 SELECT unnest(stopped_trial_of(s.card)), r.relevance
-FROM get_terminated_many([search_norm(any_query)], [cutoff], [as_of], [result_limit]) AS r
+FROM get_terminated_many([query_norm(any_query)], [cutoff], [as_of], [result_limit]) AS r
 JOIN stopped_card AS s USING (card_no)
 ORDER BY r.relevance DESC, r.card_no;

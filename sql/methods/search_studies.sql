@@ -108,7 +108,7 @@ ORDER BY c.relevance DESC, c.study_no;
 CREATE OR REPLACE MACRO search_studies(text_query, condition_query, intervention_query, status_list, location_query,
                                        phase_list, eligibility_query, patient_min_age_days, patient_max_age_days,
                                        sex_wanted, study_type_wanted, cutoff, as_of := NULL) AS TABLE
-SELECT * FROM search_studies_page(search_norm(text_query), search_norm(condition_query), search_norm(intervention_query),
+SELECT * FROM search_studies_page(search_norm(text_query), query_norm(condition_query), query_norm(intervention_query),
                                   status_list, location_query, phase_list, search_norm(eligibility_query),
                                   patient_min_age_days, patient_max_age_days,
                                   sex_wanted, study_type_wanted, cutoff, as_of, NULL, 0);

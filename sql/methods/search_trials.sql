@@ -16,17 +16,22 @@ d AS (SELECT * FROM field_hits_many('intervention', drug_queries, as_ofs)),
 c AS (
     -- The condition's hits are summed only for the drug's versions: the only ones that can match both, and far
     -- fewer than a broad condition's.
-    SELECT r.k, r.version_no, bit_or(r.area_mask) AS area_mask
+    SELECT r.k, r.version_no,
+           phrase_mask(bit_or(r.area_mask) FILTER (WHERE r.kind = 0), bit_or(r.area_mask) FILTER (WHERE r.kind = 1),
+                       (SELECT mask FROM concept_merged('condition'))) AS phrase_mask,
+           bit_or(r.area_mask) FILTER (WHERE r.kind = 2) AS word_mask
     FROM field_hit_rows_many('condition', condition_queries, as_ofs) AS r
     SEMI JOIN d ON d.k = r.k AND d.version_no = r.version_no
     GROUP BY r.k, r.version_no
 ),
 matched AS (
-    SELECT d.k, d.version_no, round(d.score + m.score, 4) AS relevance, calls.result_limit, calls.cutoff,
-           calls.as_of, calls.phase_filter, unnest(shown_keys(d.version_no, calls.as_of)) AS shown_key
+    SELECT d.k, d.version_no, round(d.score + hit_score(c.phrase_mask, p.score, w.score), 4) AS relevance,
+           calls.result_limit, calls.cutoff, calls.as_of, calls.phase_filter,
+           unnest(shown_keys(d.version_no, calls.as_of)) AS shown_key
     FROM d
     JOIN c USING (k, version_no)
-    JOIN area_mask_score AS m ON m.field = 'condition' AND m.area_mask = c.area_mask
+    JOIN area_mask_score AS p ON p.field = 'condition' AND p.area_mask = coalesce(c.phrase_mask, 0)
+    JOIN area_mask_score AS w ON w.field = 'condition' AND w.area_mask = coalesce(c.word_mask, 0)
     JOIN calls USING (k)
 ),
 scored AS (
@@ -45,7 +50,7 @@ CREATE OR REPLACE MACRO search_trials(drug_query, condition_query, cutoff, phase
                                       as_of := NULL) AS TABLE
 SELECT unnest(trial_of(card_json(x.card_head, x.references_json, t.overall_status, t.why_stopped, t.results_posted,
                                   t.as_of_exact))), r.relevance
-FROM search_trials_many([search_norm(drug_query)], [search_norm(condition_query)], [cutoff], [as_of],
+FROM search_trials_many([query_norm(drug_query)], [query_norm(condition_query)], [cutoff], [as_of],
                         [phase_filter_text], [result_limit]) AS r
 JOIN trial_card AS t USING (card_no)
 JOIN trial_text AS x ON x.version_no = t.version_no

@@ -76,6 +76,14 @@ CREATE OR REPLACE MACRO in_ordinal_order(pairs) AS list_transform(list_sort(pair
 CREATE OR REPLACE MACRO is_placebo(name) AS
     regexp_matches(lower(coalesce(name, '')), '\b(placebo|placebos|sham|vehicle|dummy)\b');
 
+-- generic_intervention_name(norm): a normalised intervention name that names no one drug (placebo, saline,
+-- standard of care, a route or a class of treatment): it teaches no link between names (intervention_link).
+CREATE OR REPLACE MACRO generic_intervention_name(norm) AS
+    is_placebo(norm)
+    OR regexp_matches(norm, '^ (normal )?saline( solution)? $|^ (standard|usual|routine|best supportive)( of)? care $'
+                            || '|^ (standard|usual) (treatment|therapy|practice) $|^ (chemotherapy|surgery|radiotherapy'
+                            || '|radiation( therapy)?|control|observation|no intervention|drug|device|other|soc) $');
+
 -- phase_mask(phases): the phases as bits (EARLY_PHASE1 1, PHASE1 2, PHASE2 4, PHASE3 8, PHASE4 16, NA 32), so
 -- "has any of these phases" is one AND of integers rather than a read of every trial's phase list.
 CREATE OR REPLACE MACRO phase_mask(phases) AS

@@ -1,19 +1,26 @@
 -- The versions an Essie term matches in a field of the search index ($field: condition, intervention or term),
--- restricted to the areas $areas (NULL: every area of the field), each scored as the methods score a match (the
--- sum of the weights of the areas it matched in). $phrase: the term, normalised by the caller (search_norm),
--- matched as the methods match a phrase (whole words in order; for conditions and interventions, its synonyms
--- too). $as_of: the cutoff whose learned condition links count (NULL: the current state's).
+-- restricted to the areas $areas (NULL: every area of the field), each scored as the methods score a match
+-- (hit_score: the weights of the areas a phrase matched in, or a quarter of those its scattered words were found
+-- in). $phrase: the term as query_norm gives it (a leading '"': a quoted phrase), matched as the methods match it
+-- (sql/methods/_matching.sql). $expand: concept expansion (synonyms, links taught by the records); $relax: the
+-- words may be scattered over the areas. $as_of: the cutoff whose learned links count (NULL: the current state's).
 WITH wanted AS (
     SELECT bit_or((1::UINTEGER << (area_id - 1))::UINTEGER) AS mask
     FROM search_area
     WHERE field = $field AND ($areas::VARCHAR[] IS NULL OR list_contains($areas::VARCHAR[], area))
 ),
 matched AS (
-    SELECT version_no, bit_or(area_mask & (SELECT mask FROM wanted)) AS mask
-    FROM field_hit_rows_many($field, [$phrase::VARCHAR], [$as_of::DATE])
+    SELECT version_no,
+           phrase_mask(bit_or(area_mask & (SELECT mask FROM wanted)) FILTER (WHERE kind = 0),
+                       bit_or(area_mask & (SELECT mask FROM wanted)) FILTER (WHERE kind = 1),
+                       (SELECT mask FROM concept_merged($field))) AS phrase_mask,
+           bit_or(area_mask & (SELECT mask FROM wanted)) FILTER (WHERE kind = 2) AS word_mask
+    FROM field_hit_rows_many($field, [$phrase::VARCHAR], [$as_of::DATE], expand := $expand::BOOLEAN,
+                             relax := $relax::BOOLEAN, within := (SELECT mask FROM wanted))
     WHERE area_mask & (SELECT mask FROM wanted) <> 0
     GROUP BY version_no
 )
-SELECT m.version_no, s.score
+SELECT m.version_no, hit_score(m.phrase_mask, p.score, w.score) AS score
 FROM matched AS m
-JOIN area_mask_score AS s ON s.field = $field AND s.area_mask = m.mask
+JOIN area_mask_score AS p ON p.field = $field AND p.area_mask = coalesce(m.phrase_mask, 0)
+JOIN area_mask_score AS w ON w.field = $field AND w.area_mask = coalesce(m.word_mask, 0)

@@ -8,10 +8,10 @@ WITH wanted AS (
 ),
 m AS (
     SELECT version_no
-    FROM (SELECT version_no FROM field_studies_many('condition', [search_norm(condition_query)], [as_of])
+    FROM (SELECT version_no FROM field_studies_many('condition', [query_norm(condition_query)], [as_of])
           WHERE condition_query IS NOT NULL
           UNION ALL
-          SELECT version_no FROM field_studies_many('intervention', [search_norm(intervention_query)], [as_of])
+          SELECT version_no FROM field_studies_many('intervention', [query_norm(intervention_query)], [as_of])
           WHERE intervention_query IS NOT NULL)
     GROUP BY version_no
     HAVING count(*) = (SELECT n FROM wanted)

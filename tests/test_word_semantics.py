@@ -1,0 +1,176 @@
+"""The registry's word and concept semantics (docs/methods.md, "How words match") on real records of the sample:
+unquoted words may scatter over an area's fields while a quoted phrase may not, a condition finds the studies filed
+under a narrower heading than the one it names, an inverted MeSH heading, a brand name finds the generic, a country
+by any of its names, and every recorded live answer's studies the sample holds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
+
+import duckdb
+import pytest
+
+from ctmirror import Mirror
+from ctmirror.core.sqlfiles import read_sql
+from ctmirror.core.words import query_norm
+from ctmirror.server import essie, v2
+
+PAGES = Path(__file__).parent / "data" / "pages"
+
+
+@pytest.fixture(scope="module")
+def m(sample_warehouse):
+    with Mirror(sample_warehouse) as mirror:
+        assert v2.make_search_arguments(mirror)
+        yield mirror
+
+
+def found(m: Mirror, **params: str) -> list[str]:
+    """The NCT IDs a /api/v2/studies request finds, in the order served (relevance first)."""
+    page, _ = v2.studies(m, {**params, "pageSize": "1000"}, None)
+    return [s["protocolSection"]["identificationModule"]["nctId"] for s in page["studies"]]
+
+
+def search_ids(m: Mirror, **kwargs) -> set[str]:
+    """Every NCT ID the search method finds, page by page (its contract writes them NCT:…)."""
+    ids, cursor = set(), None
+    while True:
+        page = m.search(page_size=200, cursor=cursor, **kwargs)
+        ids.update(item.nct_id.replace("NCT:", "NCT") for item in page.items)
+        cursor = page.pagination.cursor
+        if cursor is None:
+            return ids
+
+
+def test_unquoted_words_may_scatter_a_quoted_phrase_may_not(m):
+    # NCT00572481's condition is "Cancer of the Breast"; NCT03225586's conditions are "Lung Disease" and "Cancer"
+    assert "NCT00572481" in found(m, **{"query.cond": "breast cancer"})
+    assert "NCT00572481" not in found(m, **{"query.cond": '"breast cancer"'})
+    assert "NCT03225586" in found(m, **{"query.cond": "lung cancer"})
+    assert "NCT03225586" not in found(m, **{"query.cond": '"lung cancer"'})
+    # the methods read the words so too: the contract's condition is query.cond
+    assert "NCT00572481" in search_ids(m, condition="breast cancer")
+    assert "NCT00572481" not in search_ids(m, condition='"breast cancer"')
+    # AREA[Condition] holds its words within that area: NCT03225586's two conditions hold both
+    assert "NCT03225586" in found(m, **{"query.cond": "AREA[Condition](lung cancer)"})
+    assert "NCT03099174" not in found(m, **{"query.cond": "AREA[Condition](lung cancer)"})
+
+
+def test_a_phrase_in_the_condition_ranks_above_scattered_words(m):
+    ranked = found(m, **{"query.cond": "lung cancer"})
+    phrase_in_condition = set(m.sql(
+        "SELECT DISTINCT nct_id FROM search_terms WHERE area = 'Condition' AND contains(norm, ' lung cancer ')"
+    )["nct_id"].to_list())
+    scattered_only = set(ranked) - set(found(m, **{"query.cond": '"lung cancer"'}))
+    assert phrase_in_condition and scattered_only
+    last_phrase = max(ranked.index(n) for n in phrase_in_condition if n in ranked)
+    assert last_phrase < min(ranked.index(n) for n in scattered_only)
+
+
+def test_a_condition_finds_the_studies_filed_under_narrower_headings(m):
+    # "Pulmonary Disorder" is filed under the heading Lung Diseases by the registry (condition_link); NCT00258583
+    # is filed under Lung Diseases, Interstitial, whose ancestor Lung Diseases is: no text of it holds the words
+    assert m.sql("SELECT count(*) FROM search_terms WHERE nct_id = 'NCT00258583' AND contains(norm, ' disorder ')"
+                 ).item() == 0
+    assert "NCT00258583" in found(m, **{"query.cond": "pulmonary disorder"})
+    assert "NCT00258583" not in found(m, **{"query.cond": "EXPANSION[None](pulmonary disorder)"})
+    assert "NCT00258583" in search_ids(m, condition="pulmonary disorder")
+
+
+def test_an_inverted_heading_is_found_by_its_natural_order(m):
+    # NCT05932303 holds "Lung Diseases, Interstitial" as an ancestor term only (the live API found it for this
+    # recorded query: tests/data/pages/ruhruh66-...)
+    assert "NCT05932303" in found(m, **{"query.cond": "interstitial lung disease"})
+    assert "NCT05932303" not in found(m, **{"query.cond": "EXPANSION[None](interstitial lung disease)"})
+
+
+def test_a_brand_name_finds_studies_that_name_only_the_generic(m):
+    # NCT05431270 lists "Pembrolizumab + Carboplatin + Pemetrexed" with no other names and no intervention MeSH
+    # term; other records teach that Keytruda is pembrolizumab (intervention_link)
+    assert not m.sql("SELECT * FROM interventions WHERE nct_id = 'NCT05431270' AND len(other_names) > 0").height
+    assert "NCT05431270" in found(m, **{"query.intr": '"Keytruda"'})
+    assert "NCT05431270" in found(m, **{"query.intr": "Keytruda"})
+    assert "NCT05431270" not in found(m, **{"query.intr": "EXPANSION[None]Keytruda"})
+    assert "NCT05431270" in search_ids(m, intervention="Keytruda")
+    taught = {row["phrase"]: row for row in m.expansions("Keytruda", "intervention")}
+    assert taught["pembrolizumab"]["kind"] == "other name" and taught["pembrolizumab"]["teaching_studies"] >= 2
+
+
+def test_generic_names_teach_no_links(m):
+    linked = m.sql("""SELECT DISTINCT x.norm FROM intervention_link AS l
+                      JOIN search_text AS x ON x.text_id IN (l.text_id, l.term_text_id)""")["norm"].to_list()
+    assert linked and not [n for n in linked if n.strip() in ("placebo", "saline", "standard of care")]
+    # a placebo's other names ("sugar pill") never find a drug
+    assert m.expansions("placebo", "intervention") == []
+
+
+def test_a_country_is_found_by_any_of_its_names(m):
+    korea = set(found(m, **{"query.locn": "Korea, Republic of"}))
+    assert korea and korea == set(found(m, **{"query.locn": "South Korea"}))
+    written = m.sql("SELECT DISTINCT nct_id, country FROM locations WHERE country IN ('South Korea', "
+                    "'Korea, Republic of') ORDER BY ALL").rows()
+    assert {country for _, country in written} == {"South Korea", "Korea, Republic of"}
+    assert {nct_id for nct_id, _ in written} <= korea
+    # the recorded case's shape: filter.ids with query.locn, and query.cond with query.locn and a status
+    for nct_id, country in written[:3]:
+        other = "South Korea" if country != "South Korea" else "Korea, Republic of"
+        assert found(m, **{"filter.ids": nct_id, "query.locn": other}) == [nct_id]
+        status = m.sql("SELECT overall_status FROM studies WHERE nct_id = $n", {"n": nct_id}).item()
+        condition = m.sql("SELECT condition FROM conditions WHERE nct_id = $n LIMIT 1", {"n": nct_id}).item()
+        assert nct_id in found(m, **{"query.cond": condition, "query.locn": other, "filter.overallStatus": status})
+    assert set(found(m, **{"query.locn": "USA"})) == set(found(m, **{"query.locn": "United States"}))
+    # a place's parts are whole words: 'Bost' is no city
+    assert found(m, **{"query.locn": "Bost"}) == []
+
+
+def test_every_recorded_live_answer_is_found_whole(m):
+    """Recall 100%: for each recorded live search page (tests/data/pages), every recorded study the sample holds
+    is in the served answer to the same request."""
+    held = set(m.sql("SELECT nct_id FROM studies")["nct_id"].to_list())
+    checked = 0
+    for path in sorted(PAGES.glob("*.json")):
+        recorded = json.loads(path.read_text())
+        uri = recorded["_source"]["request_uri"].split(" ")[0]
+        if "/api/v2/studies?" not in uri or "pageToken" in uri:
+            continue
+        params = {k: v for k, v in parse_qsl(urlsplit(uri).query) if k not in ("fields", "pageSize", "countTotal")}
+        ours = set(found(m, **params))
+        wanted = [s["protocolSection"]["identificationModule"]["nctId"] for s in recorded["response"]["studies"]]
+        missing = [n for n in wanted if n in held and n not in ours]
+        assert missing == [], (path.name, params)
+        checked += sum(n in held for n in wanted)
+    assert checked >= 20
+
+
+def test_expansion_levels_parse():
+    tree = essie.parse("EXPANSION[Concept](heart attack) OR EXPANSION[none]MI")
+    assert tree == essie.Or((essie.Expansion("concept", essie.Words("heart attack")),
+                             essie.Expansion("none", essie.Words("MI"))))
+    with pytest.raises(essie.EssieError):
+        essie.parse("EXPANSION[Everything]x")
+
+
+@pytest.mark.parametrize("text", ['"lung cancer"', ' "Lung  Cancer" ', "lung cancer", '"', '""', '" "',
+                                  'a "quoted" word', '"Crohn\'s disease"', '"Sjögren"'])
+def test_query_norm_is_one_rule_in_python_and_sql(text):
+    con = duckdb.connect()
+    for name in ("schema/unicode_text.sql", "schema/helpers.sql", "schema/words.sql"):
+        con.execute(read_sql(name))
+    assert con.execute("SELECT query_norm($t)", {"t": text}).fetchone()[0] == query_norm(text)
+
+
+def test_a_wildcard_finds_every_word_it_begins_and_a_boost_reorders_only(m):
+    diabetes = set(found(m, **{"query.cond": "diabetes"}))
+    prefixed = set(found(m, **{"query.cond": "diabet*"}))
+    # "diabetic" alone in some studies' condition texts: found by the prefix, not by the word
+    assert diabetes < prefixed
+    assert m.sql("SELECT count(*) FROM search_terms WHERE nct_id IN (SELECT unnest($ids)) AND contains(norm, "
+                 "' diabetic ')", {"ids": sorted(prefixed - diabetes)}).item() > 0
+    plain = found(m, **{"query.cond": "diabetes OR obesity"})
+    boosted = found(m, **{"query.cond": "diabetes^3 OR obesity"})
+    assert set(plain) == set(boosted) and plain != boosted
+    for refused in ("di*", "AREA[LocationCity]bost*", "^2 asthma", "asthma^0"):
+        with pytest.raises(v2.V2Error):
+            found(m, **{"query.cond": refused})
