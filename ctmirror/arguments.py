@@ -4,7 +4,7 @@ argument, what was given and what is allowed (the contract's INVALID_INPUT envel
 from __future__ import annotations
 
 import re
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from ctmirror.core.errors import InvalidArgument, InvalidNctId
 
@@ -43,17 +43,26 @@ def optional_text(name: str, value: object) -> str | None:
 
 
 def cutoff(value: object) -> date | None:
+    """A cutoff date. One after tomorrow is refused: the registry has not published what it would show (a day's
+    grace for clocks ahead of ours)."""
+    found: date | None = None
     if value is None or isinstance(value, date) and not isinstance(value, datetime):
-        return value  # type: ignore[return-value]
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, str):
+        found = value  # type: ignore[assignment]
+    elif isinstance(value, datetime):
+        found = value.date()
+    elif isinstance(value, str):
         try:
-            return date.fromisoformat(value.strip())
+            found = date.fromisoformat(value.strip())
         except ValueError:
             pass
-    raise InvalidArgument(f"date_before must be a date (YYYY-MM-DD), got {value!r}", invalid_input=value,
-                          recovery_hint="Give the cutoff as an ISO date such as 2019-06-01.")
+    if found is None and value is not None:
+        raise InvalidArgument(f"date_before must be a date (YYYY-MM-DD), got {value!r}", invalid_input=value,
+                              recovery_hint="Give the cutoff as an ISO date such as 2019-06-01.")
+    if found is not None and found > date.today() + timedelta(days=1):
+        raise InvalidArgument(f"date_before {found.isoformat()} is in the future: nothing the registry will publish "
+                              "by then is known yet", invalid_input=found.isoformat(),
+                              recovery_hint="Leave date_before out for the current state, or give a past date.")
+    return found
 
 
 def bounded(name: str, value: object, low: int, high: int) -> int:

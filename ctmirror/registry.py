@@ -76,8 +76,10 @@ class Request(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-DRUG = Field(description="Drug name or synonym.", json_schema_extra=_cli(positional=True))
-CONDITION = Field(description="Disease or condition.", json_schema_extra=_cli(positional=True))
+DRUG = Field(description='Drug name, brand or code (its other names count; "quoted": words kept together).',
+             json_schema_extra=_cli(positional=True))
+CONDITION = Field(description='Disease or condition (its synonyms count; "quoted": words kept together).',
+                  json_schema_extra=_cli(positional=True))
 
 
 class SearchTrialsRequest(Request):

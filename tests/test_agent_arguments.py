@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date, timedelta
+
 import pytest
 
 from ctmirror import Mirror
@@ -42,3 +44,15 @@ def test_get_study_takes_the_contracts_id_form_as_get_trial_does(m):
     assert study["protocolSection"]["identificationModule"]["nctId"] == "NCT00711542"
     [found] = run_tool(m, "get_results", {"nct_ids": ["NCT:00711542"]})["studies"]
     assert "error" not in found
+
+
+def test_a_cutoff_in_the_future_is_refused_everywhere(m):
+    future = (date.today() + timedelta(days=30)).isoformat()
+    for call in (lambda: run_tool(m, "get_landscape", {"condition": "NASH", "date_before": future}),
+                 lambda: m.get_terminated("NASH", date_before=future),
+                 lambda: Mirror(m.warehouse.root, as_of=future)):
+        with pytest.raises(InvalidArgument, match="in the future") as refused:
+            call()
+        assert refused.value.invalid_input == future
+    tomorrow = (date.today() + timedelta(days=1)).isoformat()  # a clock a day ahead of ours is still answered
+    assert run_tool(m, "get_landscape", {"condition": "NASH", "date_before": tomorrow})["total_trial_count"] > 0

@@ -76,6 +76,26 @@ def test_results_posted_after_the_cutoff_are_not_posted_then(m, records):
     assert m.get_trial(nct(record)).results_posted is True
 
 
+def test_studies_as_of_speaks_the_studies_table_s_words(m, records):
+    """SQL at a cutoff in the same column names and types as today's `studies`; today it is `studies` itself."""
+    today = m.sql("SELECT * FROM studies ORDER BY nct_id")
+    assert m.sql("SELECT * FROM studies_as_of(NULL) ORDER BY nct_id").equals(today)
+    terminated, cutoff = terminated_later(records)
+    with_results = next(r for r in records if r.get("hasResults") and day(r, "resultsFirstPostDateStruct"))
+    posted = date.fromisoformat(day(with_results, "resultsFirstPostDateStruct"))
+
+    def row_then(record: dict, when: date) -> dict:
+        then = m.sql("SELECT * FROM studies_as_of($cutoff) WHERE nct_id = $n", {"cutoff": when, "n": nct(record)})
+        assert then.schema == today.schema and then.height == 1
+        return then.row(0, named=True)
+
+    stopped = row_then(terminated, cutoff)
+    assert stopped["overall_status"] in ("RECRUITING", "NOT_YET_RECRUITING") and stopped["why_stopped"] is None
+    unposted = row_then(with_results, posted - timedelta(days=1))
+    assert unposted["has_results"] is False and unposted["results_first_post_date"] is None
+    assert unposted["results_first_post_date_raw"] is None and unposted["results_first_post_date_type"] is None
+
+
 def test_a_study_first_posted_after_the_cutoff_appears_nowhere(m, records):
     posted = [r for r in records if day(r, "studyFirstPostDateStruct")]
     record = max(posted, key=lambda r: day(r, "studyFirstPostDateStruct"))

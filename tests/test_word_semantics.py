@@ -174,3 +174,52 @@ def test_a_wildcard_finds_every_word_it_begins_and_a_boost_reorders_only(m):
     for refused in ("di*", "AREA[LocationCity]bost*", "^2 asthma", "asthma^0"):
         with pytest.raises(v2.V2Error):
             found(m, **{"query.cond": refused})
+
+
+def test_design_intervention_type_and_description_areas(m):
+    def truth(query: str) -> set[str]:
+        return set(m.sql(query)["nct_id"].to_list())
+
+    assert set(found(m, **{"filter.advanced": "AREA[DesignAllocation]RANDOMIZED"})) == truth(
+        "SELECT nct_id FROM studies WHERE allocation = 'RANDOMIZED'")
+    assert set(found(m, **{"filter.advanced": "AREA[InterventionType]\"Dietary Supplement\""})) == truth(
+        "SELECT DISTINCT nct_id FROM interventions WHERE intervention_type_code = 'DIETARY_SUPPLEMENT'")
+    masked = found(m, **{"filter.advanced": "AREA[DesignMasking]QUADRUPLE AND AREA[DesignPrimaryPurpose]PREVENTION"})
+    assert masked and set(masked) == truth(
+        "SELECT nct_id FROM studies WHERE masking = 'QUADRUPLE' AND primary_purpose = 'PREVENTION'")
+    described = set(found(m, **{"filter.advanced": "AREA[DetailedDescription](controlled placebo)"}))
+    assert described and described == truth(
+        "SELECT nct_id FROM studies WHERE contains(search_norm(detailed_description), ' placebo ') "
+        "AND contains(search_norm(detailed_description), ' controlled ')")
+
+
+def test_a_word_finds_its_plural_in_ies_and_back(m):
+    # search_norm drops a plain plural 's' ("diseases"); "therapies" is stored as "therapie", which word_variants
+    # joins to "therapy"
+    plural = m.sql("SELECT DISTINCT nct_id FROM search_terms WHERE area = 'Condition' "
+                   "AND contains(norm, ' cardiomyopathie ') AND NOT contains(norm, ' cardiomyopathy ')")
+    assert plural.height > 0
+    singular = set(found(m, **{"query.cond": "cardiomyopathy"}))
+    assert set(plural["nct_id"].to_list()) <= singular == set(found(m, **{"query.cond": "cardiomyopathies"}))
+    assert set(found(m, **{"query.term": "biopsy"})) == set(found(m, **{"query.term": "biopsies"}))
+
+
+def test_list_field_sizes_count_what_the_tables_hold(m):
+    answers = {a["piece"]: a for a in v2.field_sizes(m, None)}
+    assert set(answers) == set(v2.SIZE_FIELDS)
+    conditions = dict(m.sql("SELECT n, count(*) FROM (SELECT nct_id, count(*) AS n FROM conditions GROUP BY 1) "
+                            "GROUP BY 1").rows())
+    condition = answers["Condition"]
+    assert {s["size"]: s["studiesCount"] for s in condition["topSizes"]} == conditions
+    assert (condition["minSize"], condition["maxSize"], condition["uniqueSizesCount"]) == (
+        min(conditions), max(conditions), len(conditions))
+    [by_path] = v2.field_sizes(m, ["protocolSection.designModule.phases"])
+    assert by_path["piece"] == "Phase" and by_path["topSizes"] == answers["Phase"]["topSizes"]
+    with pytest.raises(v2.V2Error):
+        v2.field_sizes(m, ["BriefTitle"])
+
+
+def test_filter_synonyms_is_refused_by_name_or_ignored_when_empty(m):
+    with pytest.raises(v2.V2Error, match="synonym ids"):
+        found(m, **{"query.cond": "asthma", "filter.synonyms": "ConditionSearch:1651367"})
+    assert found(m, **{"query.cond": "asthma", "filter.synonyms": ""}) == found(m, **{"query.cond": "asthma"})

@@ -214,6 +214,10 @@ def create_app(settings: Settings) -> Guard:
         types = v2.listed(",".join(request.query_params.getlist("types")) or None)
         return await answer(request, lambda mirror: JSONResponse(v2.field_values(mirror, fields, types)), api=True)
 
+    async def field_sizes(request: Request) -> Response:
+        fields = v2.listed(",".join(request.query_params.getlist("fields")) or None)
+        return await answer(request, lambda mirror: JSONResponse(v2.field_sizes(mirror, fields)), api=True)
+
     async def metadata(request: Request) -> Response:
         return JSONResponse(field_tree())
 
@@ -286,6 +290,7 @@ def create_app(settings: Settings) -> Guard:
         Route("/api/v2/studies/search-areas", search_areas), Route("/api/v2/studies/enums", enums),
         Route("/api/v2/studies/{nct_id}", one_study), Route("/api/v2/version", version),
         Route("/api/v2/stats/size", size), Route("/api/v2/stats/field/values", field_values),
+        Route("/api/v2/stats/field/sizes", field_sizes),
         Route("/", index), Route("/ctmirror/v1/openapi.json", openapi),
         Route("/ctmirror/v1/sql", sql, methods=["POST"]), Route("/ctmirror/v1/synonyms", synonyms),
         Route("/ctmirror/v1/{name}", method, methods=["GET", "POST"]),

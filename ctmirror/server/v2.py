@@ -65,7 +65,7 @@ class Context:
 EXPANSION_LEVELS = {"none": (False, False), "term": (False, False), "concept": (True, False),
                     "relaxation": (True, True), "lossy": (True, True)}
 # Leaf queries whose unquoted words are each looked for (a phrase in quotes stays one).
-WORD_BY_WORD = ("eligibility", "outcome", "sponsor", "lead_sponsor")
+WORD_BY_WORD = ("eligibility", "outcome", "sponsor", "lead_sponsor", "description")
 
 
 QUERY_PARAMETERS = {
@@ -97,7 +97,11 @@ OTHER_AREAS = {"EligibilityCriteria": Context("eligibility"), "LeadSponsorName":
                "LocationState": Context("location"), "LocationFacility": Context("location"),
                "OutcomeMeasure": Context("outcome"), "PrimaryOutcomeMeasure": Context("outcome"),
                "SecondaryOutcomeMeasure": Context("outcome"), "NCTIdAlias": Context("id"),
-               "CollaboratorName": Context("sponsor"), "HealthyVolunteers": Context("healthy")}
+               "CollaboratorName": Context("sponsor"), "HealthyVolunteers": Context("healthy"),
+               "DetailedDescription": Context("description"),
+               **{area: Context("design", area) for area in ("DesignAllocation", "DesignPrimaryPurpose",
+                                                             "DesignInterventionModel", "DesignMasking",
+                                                             "InterventionType")}}
 AREAS: dict[str, Context] = {
     **{area.lower(): Context("text", field, (area,))
        for field, areas in INDEX_AREAS.items() for area in areas},
@@ -168,6 +172,11 @@ class Search:
 
 
 def parse_request(params: dict[str, str], mirror: Mirror) -> Search:
+    if params.get("filter.synonyms", "").strip():
+        raise V2Error("filter.synonyms names the registry's own synonym ids (area:synonym_id), which ctmirror does "
+                      "not have: leave it out, and name the condition or drug in query.cond or query.intr, which "
+                      "expand to their synonyms")
+    params = {k: v for k, v in params.items() if k != "filter.synonyms"}
     unknown = sorted(set(params) - KNOWN_PARAMETERS)
     if unknown:
         raise V2Error(f"unknown parameter {unknown[0]!r}: ctmirror supports {', '.join(sorted(KNOWN_PARAMETERS))}")
@@ -393,6 +402,8 @@ class Matcher:
         if context.kind in WORD_BY_WORD and not node.quoted and len(search_norm(text).split()) > 1:
             # unquoted words each found, in any order: Essie's word semantics
             return self.evaluate(essie.And(tuple(essie.Words(w) for w in search_norm(text).split())), context)
+        if context.kind == "design":
+            return self.leaf_table("design_leaf", field=context.field, value=text.strip().upper().replace(" ", "_"))
         if context.kind == "healthy":
             if text.strip().upper() not in ("TRUE", "FALSE"):
                 raise V2Error(f"AREA[HealthyVolunteers] takes true or false, not {text!r}")
@@ -401,7 +412,8 @@ class Matcher:
             ids = [f"NCT{int(m.group(1)):08d}" for m in map(NCT_ID.match, re.split(r"[\s,|]+", text)) if m]
             return self.leaf_table("id_leaf", ids=ids)
         leaf = {"location": "location_leaf", "sponsor": "sponsor_leaf", "lead_sponsor": "lead_sponsor_leaf",
-                "outcome": "outcome_leaf", "eligibility": "eligibility_leaf"}[context.kind]
+                "outcome": "outcome_leaf", "eligibility": "eligibility_leaf",
+                "description": "description_leaf"}[context.kind]
         return self.leaf_table(leaf, phrase=text)
 
     def _value(self, node: object, field: str) -> str:
@@ -772,6 +784,29 @@ def field_values(mirror: Mirror, fields: list[str] | None, types: list[str] | No
             continue
         values = [{"value": value, "studiesCount": n} for value, n in rows if value is not None]
         answers.append({**head, "uniqueValuesCount": len(values), "topValues": values[:1000]})
+    return answers
+
+
+# List fields whose sizes /stats/field/sizes counts (sql/serve/field_sizes.sql).
+SIZE_FIELDS = ("Phase", "StdAge", "Condition", "Keyword", "Intervention", "Location", "ConditionMesh")
+
+
+def field_sizes(mirror: Mirror, fields: list[str] | None) -> list[dict[str, Any]]:
+    """GET /api/v2/stats/field/sizes: for each list field (by piece name or field path; every counted one when
+    none is given), the sizes its lists have over the studies shown, with how many studies have each."""
+    known = {f.lower(): f for f in SIZE_FIELDS}
+    known.update({".".join(path).lower(): piece for piece, path in zip(SIZE_FIELDS, field_paths(list(SIZE_FIELDS)))})
+    answers = []
+    for piece in fields or SIZE_FIELDS:
+        if piece.lower() not in known:
+            raise V2Error(f"fields: ctmirror counts the list sizes of {', '.join(SIZE_FIELDS)}; not {piece!r}")
+        name = known[piece.lower()]
+        rows = mirror.con.execute(read_sql("serve/field_sizes.sql"), {"field": name, "as_of": mirror.as_of}).fetchall()
+        sizes = [size for size, _ in rows]
+        answers.append({"field": ".".join(field_paths([name])[0]), "piece": name,
+                        **({"minSize": min(sizes), "maxSize": max(sizes)} if sizes else {}),
+                        "uniqueSizesCount": len(sizes),
+                        "topSizes": [{"size": size, "studiesCount": n} for size, n in rows[:1000]]})
     return answers
 
 

@@ -33,3 +33,29 @@ CREATE OR REPLACE MACRO stopped_trial_of(card) AS from_json(card, '{
 -- the current state's): the registry as it stood on a date, for analysts' SQL.
 CREATE OR REPLACE MACRO trials_as_of(as_of) AS TABLE
 SELECT * FROM trial_card WHERE shown_at(valid_from, valid_to, is_current, study_first_post_date, NULL, as_of);
+
+-- studies_as_of(as_of): the `studies` table as a strict answer on as_of shows it (NULL: the current state), in
+-- its own column names and types: one row per study first posted by then, from the version shown then, with the
+-- values a cutoff changes as of that day (overall_status, why_stopped, has_results, the results' first post date,
+-- enrollment_type, the last update's date, as_of_exact, a removal from the registry by then); a date the cutoff
+-- withholds is withheld with its raw text, precision and type.
+CREATE OR REPLACE MACRO studies_as_of(as_of) AS TABLE
+SELECT s.* REPLACE (
+    nullif(t.overall_status, '') AS overall_status, t.why_stopped AS why_stopped, t.results_posted AS has_results,
+    t.results_first_post_date AS results_first_post_date,
+    CASE WHEN t.results_first_post_date IS NOT NULL THEN s.results_first_post_date_raw END
+        AS results_first_post_date_raw,
+    CASE WHEN t.results_first_post_date IS NOT NULL THEN s.results_first_post_date_precision END
+        AS results_first_post_date_precision,
+    CASE WHEN t.results_first_post_date IS NOT NULL THEN s.results_first_post_date_type END
+        AS results_first_post_date_type,
+    t.last_update_post_date AS last_update_post_date,
+    CASE WHEN t.last_update_post_date IS NOT DISTINCT FROM s.last_update_post_date THEN s.last_update_post_date_raw
+         ELSE strftime(t.last_update_post_date, '%Y-%m-%d') END AS last_update_post_date_raw,
+    CASE WHEN t.last_update_post_date IS NOT DISTINCT FROM s.last_update_post_date
+         THEN s.last_update_post_date_precision ELSE 'day' END AS last_update_post_date_precision,
+    t.enrollment_type AS enrollment_type),
+    r.removed_on AS removed_from_registry_on, r.merged_into AS merged_into_nct_id, t.as_of_exact
+FROM trials_as_of(as_of) AS t
+JOIN all_studies AS s USING (nct_id, content_hash)
+LEFT JOIN registry_removals AS r ON r.nct_id = t.nct_id AND (as_of IS NULL OR r.removed_on <= as_of);

@@ -38,9 +38,10 @@ SELECT phrase FROM search_phrases_many(field_name, [query_norm(q)]);
 -- DISTINCT here cost every call half a millisecond).
 CREATE OR REPLACE MACRO matched_texts_many(field_name, qs, expand := true) AS TABLE
 WITH words AS (
-    SELECT k, phrase, len(words) AS word_count, unnest(words) AS word, generate_subscripts(words, 1) AS i
-    FROM (SELECT k, phrase, string_split(trim(phrase), ' ') AS words
-          FROM search_phrases_many(field_name, qs, expand := expand))
+    SELECT k, phrase, word_count, i, unnest(word_variants(word)) AS word
+    FROM (SELECT k, phrase, len(words) AS word_count, unnest(words) AS word, generate_subscripts(words, 1) AS i
+          FROM (SELECT k, phrase, string_split(trim(phrase), ' ') AS words
+                FROM search_phrases_many(field_name, qs, expand := expand)))
 ),
 placed AS (
     -- A phrase's word i sits at start + i, one row per word found, so the count of rows is the count of words.
@@ -80,8 +81,10 @@ phrases AS (
       AND CASE WHEN a.as_of IS NULL THEN l.is_current ELSE l.learned_from <= a.as_of END
 ),
 words AS (
-    SELECT k, phrase, learned, len(words) AS word_count, unnest(words) AS word, generate_subscripts(words, 1) AS i
-    FROM (SELECT k, phrase, learned, string_split(trim(phrase), ' ') AS words FROM phrases)
+    SELECT k, phrase, learned, word_count, i, unnest(word_variants(word)) AS word
+    FROM (SELECT k, phrase, learned, len(words) AS word_count, unnest(words) AS word,
+                 generate_subscripts(words, 1) AS i
+          FROM (SELECT k, phrase, learned, string_split(trim(phrase), ' ') AS words FROM phrases))
 ),
 direct AS (  -- a phrase's word i sits at start + i, one row per word found: the count of rows is the count of words
     SELECT w.k, t.text_id, w.learned
@@ -117,9 +120,10 @@ WITH queries AS (
     WHERE NOT starts_with(q, '"') AND len(list_filter(string_split(trim(q), ' '), w -> w <> '')) >= 2
 ),
 words AS (
-    SELECT k, (1::UBIGINT << len(words)) - 1 AS every_word, unnest(words) AS word,
-           generate_subscripts(words, 1) AS i
-    FROM queries WHERE len(words) >= 1
+    SELECT k, every_word, i, unnest(word_variants(word)) AS word
+    FROM (SELECT k, (1::UBIGINT << len(words)) - 1 AS every_word, unnest(words) AS word,
+                 generate_subscripts(words, 1) AS i
+          FROM queries WHERE len(words) >= 1)
 ),
 texts AS (
     SELECT DISTINCT w.k, w.every_word, (1::UBIGINT << (w.i - 1)) AS word_bit, t.text_id
@@ -202,10 +206,11 @@ CREATE OR REPLACE MACRO term_hits(q) AS TABLE
 WITH words AS (
     SELECT DISTINCT word FROM (SELECT unnest(string_split(trim(q), ' ')) AS word) WHERE word <> ''
 ),
+variants AS (SELECT word, unnest(word_variants(word)) AS token FROM words),
 per_word AS (
     SELECT w.word, h.version_no, bit_or(h.area_mask) AS area_mask
-    FROM words AS w
-    JOIN search_token AS k ON k.token = w.word
+    FROM variants AS w
+    JOIN search_token AS k ON k.token = w.token
     JOIN search_hit AS h ON h.text_id = k.text_id
     WHERE h.field = 'term'
     GROUP BY w.word, h.version_no

@@ -10,3 +10,11 @@ CREATE OR REPLACE MACRO query_norm(q) AS
 CREATE OR REPLACE MACRO stop_words() AS
     ['a', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'for', 'from', 'in', 'is', 'it', 'of', 'on', 'or', 'the',
      'to', 'with'];
+
+-- word_variants(w): a normalised word and its other number where English spells it otherwise (search_norm drops a
+-- plain plural 's' alone): "therapy" and "therapies" (stored as "therapie") find each other, as the registry's
+-- lexical variants do. Only a 'y' after a consonant, in words of four letters or more.
+CREATE OR REPLACE MACRO word_variants(w) AS
+    CASE WHEN length(w) >= 4 AND regexp_matches(w, '[^aeiouy]y$') THEN [w, w[:-2] || 'ie']
+         WHEN length(w) >= 5 AND regexp_matches(w, '[^aeiouy]ie$') THEN [w, w[:-3] || 'y']
+         ELSE [w] END;
