@@ -758,6 +758,17 @@ FIELD_TYPES = {"LeadSponsorName": "STRING", "HasResults": "BOOLEAN"}  # the othe
 STATS_TYPES = ("ENUM", "STRING", "DATE", "INTEGER", "NUMBER", "BOOLEAN")
 
 
+def _pieces(fields: list[str] | None, counted: tuple[str, ...], what: str) -> list[str]:
+    """The piece names a stats request's `fields` names (by piece name or field path, any case; none given: every
+    counted one), or a V2Error naming the first that is not counted."""
+    known = {f.lower(): f for f in counted}
+    known.update({".".join(path).lower(): piece for piece, path in zip(counted, field_paths(list(counted)))})
+    for piece in fields or []:
+        if piece.lower() not in known:
+            raise V2Error(f"fields: ctmirror counts the {what} of {', '.join(counted)}; not {piece!r}")
+    return [known[piece.lower()] for piece in fields] if fields else list(counted)
+
+
 def field_values(mirror: Mirror, fields: list[str] | None, types: list[str] | None = None) -> list[dict[str, Any]]:
     """GET /api/v2/stats/field/values: for each field (by piece name or field path; all counted ones when none
     is given), how many studies shown have each value, and how many none; `types` keeps the fields of those
@@ -765,13 +776,8 @@ def field_values(mirror: Mirror, fields: list[str] | None, types: list[str] | No
     for kind in types or []:
         if kind.upper() not in STATS_TYPES:
             raise V2Error(f"types: {kind!r} is not one of {', '.join(STATS_TYPES)}")
-    known = {f.lower(): f for f in VALUE_FIELDS}
-    known.update({".".join(path).lower(): piece for piece, path in zip(VALUE_FIELDS, field_paths(list(VALUE_FIELDS)))})
     answers = []
-    for piece in fields or VALUE_FIELDS:
-        if piece.lower() not in known:
-            raise V2Error(f"fields: ctmirror counts the values of {', '.join(VALUE_FIELDS)}; not {piece!r}")
-        name = known[piece.lower()]
+    for name in _pieces(fields, VALUE_FIELDS, "values"):
         kind = FIELD_TYPES.get(name, "ENUM")
         if types and kind not in {t.upper() for t in types}:
             continue
@@ -794,13 +800,8 @@ SIZE_FIELDS = ("Phase", "StdAge", "Condition", "Keyword", "Intervention", "Locat
 def field_sizes(mirror: Mirror, fields: list[str] | None) -> list[dict[str, Any]]:
     """GET /api/v2/stats/field/sizes: for each list field (by piece name or field path; every counted one when
     none is given), the sizes its lists have over the studies shown, with how many studies have each."""
-    known = {f.lower(): f for f in SIZE_FIELDS}
-    known.update({".".join(path).lower(): piece for piece, path in zip(SIZE_FIELDS, field_paths(list(SIZE_FIELDS)))})
     answers = []
-    for piece in fields or SIZE_FIELDS:
-        if piece.lower() not in known:
-            raise V2Error(f"fields: ctmirror counts the list sizes of {', '.join(SIZE_FIELDS)}; not {piece!r}")
-        name = known[piece.lower()]
+    for name in _pieces(fields, SIZE_FIELDS, "list sizes"):
         rows = mirror.con.execute(read_sql("serve/field_sizes.sql"), {"field": name, "as_of": mirror.as_of}).fetchall()
         sizes = [size for size, _ in rows]
         answers.append({"field": ".".join(field_paths([name])[0]), "piece": name,
