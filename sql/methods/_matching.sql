@@ -38,7 +38,7 @@ SELECT phrase FROM search_phrases_many(field_name, [query_norm(q)]);
 -- DISTINCT here cost every call half a millisecond).
 CREATE OR REPLACE MACRO matched_texts_many(field_name, qs, expand := true) AS TABLE
 WITH words AS (
-    SELECT k, phrase, word_count, i, unnest(word_variants(word)) AS word
+    SELECT k, phrase, word_count, i, word
     FROM (SELECT k, phrase, len(words) AS word_count, unnest(words) AS word, generate_subscripts(words, 1) AS i
           FROM (SELECT k, phrase, string_split(trim(phrase), ' ') AS words
                 FROM search_phrases_many(field_name, qs, expand := expand)))
@@ -81,7 +81,7 @@ phrases AS (
       AND CASE WHEN a.as_of IS NULL THEN l.is_current ELSE l.learned_from <= a.as_of END
 ),
 words AS (
-    SELECT k, phrase, learned, word_count, i, unnest(word_variants(word)) AS word
+    SELECT k, phrase, learned, word_count, i, word
     FROM (SELECT k, phrase, learned, len(words) AS word_count, unnest(words) AS word,
                  generate_subscripts(words, 1) AS i
           FROM (SELECT k, phrase, learned, string_split(trim(phrase), ' ') AS words FROM phrases))
@@ -93,12 +93,12 @@ direct AS (  -- a phrase's word i sits at start + i, one row per word found: the
     GROUP BY w.k, w.phrase, w.learned, w.word_count, t.text_id, t.position - w.i
     HAVING count(*) = w.word_count
 ),
-headings AS (
+headings AS (  -- a heading that is the very text teaching it counts once, as that text
     SELECT d.k, l.term_text_id AS text_id
     FROM direct AS d
     JOIN condition_link AS l USING (text_id)
     JOIN cutoffs AS a ON a.k = d.k
-    WHERE expand AND field_name = 'condition' AND NOT d.learned
+    WHERE expand AND field_name = 'condition' AND NOT d.learned AND l.term_text_id <> d.text_id
       AND CASE WHEN a.as_of IS NULL THEN l.is_current ELSE l.learned_from <= a.as_of END
 ),
 masks AS (
@@ -108,48 +108,59 @@ SELECT k, text_id, (SELECT field_mask FROM masks) AS keep, learned FROM direct
 UNION ALL
 SELECT k, text_id, (SELECT field_mask FROM masks), true FROM headings;
 
--- field_word_rows_many(field, qs, within): per unquoted query of two words or more, the versions holding each of
--- its words (stop words aside) in some text of the field's areas (within: of these areas alone, a mask; NULL:
--- all), with the areas they were found in (area_mask). Word i sets bit i of a mask, so one grouping finds the
--- versions holding them all.
-CREATE OR REPLACE MACRO field_word_rows_many(field_name, qs, within := NULL) AS TABLE
-WITH queries AS (
-    SELECT k, list_distinct(list_filter(string_split(trim(q), ' '),
-                                        w -> w <> '' AND NOT list_contains(stop_words(), w)))[:32] AS words
+-- packed_areas(mask, how): a mask of a field's areas (fewer than 16) shifted to the 16 bits of how it matched
+-- (0 a phrase, 1 a linked concept, 2 scattered words), so one bit_or per version gathers all three; the areas of
+-- each come out with phrase_areas, concept_areas and scattered_areas (NULL: none).
+CREATE OR REPLACE MACRO packed_areas(mask, how) AS (mask::UBIGINT << (16 * how));
+CREATE OR REPLACE MACRO phrase_areas(packed) AS nullif((packed & 65535)::UINTEGER, 0);
+CREATE OR REPLACE MACRO concept_areas(packed) AS nullif(((packed >> 16) & 65535)::UINTEGER, 0);
+CREATE OR REPLACE MACRO scattered_areas(packed) AS nullif(((packed >> 32) & 65535)::UINTEGER, 0);
+-- within_packed(mask): a mask of areas in each of the three places, to keep those areas of a packed mask alone.
+CREATE OR REPLACE MACRO within_packed(mask) AS (mask::UBIGINT | (mask::UBIGINT << 16) | (mask::UBIGINT << 32));
+
+-- field_hit_rows_many(field, qs, as_ofs, expand, relax, within): per query, the index rows that count: the
+-- version (version_no) and the areas of the field it matched in, packed by how (area_mask: see packed_areas):
+-- by a phrase, by a linked concept, by scattered words. expand: concept expansion (synonyms, links); relax:
+-- scattered words (unquoted queries of two words or more, stop words aside), each found in some text of the
+-- field's areas (within: of these areas alone, a mask; NULL: all); word i sets bit i of a mask, so one grouping
+-- finds the versions holding them all. A text holding the query as a phrase never serves a scattered word: the
+-- versions holding it match anyway, and leaving it out spares reading a broad query's phrase hits twice.
+CREATE OR REPLACE MACRO field_hit_rows_many(field_name, qs, as_ofs, expand := true, relax := true,
+                                            within := NULL) AS TABLE
+WITH texts AS (SELECT * FROM field_texts_many(field_name, qs, as_ofs, expand := expand)),
+queries AS (
+    SELECT k, q AS phrase, list_distinct(list_filter(string_split(trim(q), ' '),
+                                                     w -> w <> '' AND NOT list_contains(stop_words(), w)))[:32] AS words
     FROM (SELECT generate_subscripts(qs, 1) AS k, unnest(qs) AS q)
-    WHERE NOT starts_with(q, '"') AND len(list_filter(string_split(trim(q), ' '), w -> w <> '')) >= 2
+    WHERE relax AND NOT starts_with(q, '"') AND len(list_filter(string_split(trim(q), ' '), w -> w <> '')) >= 2
 ),
 words AS (
-    SELECT k, every_word, i, unnest(word_variants(word)) AS word
-    FROM (SELECT k, (1::UBIGINT << len(words)) - 1 AS every_word, unnest(words) AS word,
+    SELECT k, phrase, every_word, i, word
+    FROM (SELECT k, phrase, (1::UBIGINT << len(words)) - 1 AS every_word, unnest(words) AS word,
                  generate_subscripts(words, 1) AS i
           FROM queries WHERE len(words) >= 1)
 ),
-texts AS (
+word_texts AS (
     SELECT DISTINCT w.k, w.every_word, (1::UBIGINT << (w.i - 1)) AS word_bit, t.text_id
     FROM words AS w
     JOIN search_token AS t ON t.token = w.word
+    JOIN search_text AS x ON x.text_id = t.text_id
+    WHERE NOT contains(x.norm, w.phrase)
+),
+scattered AS (
+    SELECT x.k, h.version_no, bit_or(h.area_mask & coalesce(within::UINTEGER, h.area_mask)) AS area_mask
+    FROM word_texts AS x
+    JOIN search_hit AS h ON h.text_id = x.text_id
+    WHERE h.field = field_name AND h.area_mask & coalesce(within::UINTEGER, h.area_mask) <> 0
+    GROUP BY x.k, h.version_no
+    HAVING bit_or(x.word_bit) = any_value(x.every_word)
 )
-SELECT x.k, h.version_no, bit_or(h.area_mask & coalesce(within::UINTEGER, h.area_mask)) AS area_mask
-FROM texts AS x
-JOIN search_hit AS h ON h.text_id = x.text_id
-WHERE h.field = field_name AND h.area_mask & coalesce(within::UINTEGER, h.area_mask) <> 0
-GROUP BY x.k, h.version_no
-HAVING bit_or(x.word_bit) = any_value(x.every_word);
-
--- field_hit_rows_many(field, qs, as_ofs, expand, relax, within): per query, the index rows that count: the
--- version (version_no), the areas of the field it matched in (area_mask), and how (kind: 0 a phrase, 1 a linked
--- concept, 2 scattered words). expand: concept expansion (synonyms, links); relax: scattered words (unquoted
--- queries), found within these areas (a mask; NULL: every area of the field).
-CREATE OR REPLACE MACRO field_hit_rows_many(field_name, qs, as_ofs, expand := true, relax := true,
-                                            within := NULL) AS TABLE
-SELECT w.k, h.version_no, h.area_mask & w.keep AS area_mask, w.learned::UTINYINT AS kind
+SELECT w.k, h.version_no, packed_areas(h.area_mask & w.keep, w.learned::INTEGER) AS area_mask
 FROM search_hit AS h
-JOIN field_texts_many(field_name, qs, as_ofs, expand := expand) AS w USING (text_id)
+JOIN texts AS w USING (text_id)
 WHERE h.field = field_name AND h.area_mask & w.keep <> 0
 UNION ALL
-SELECT k, version_no, area_mask, 2::UTINYINT FROM field_word_rows_many(field_name, qs, within := within)
-WHERE relax;
+SELECT k, version_no, packed_areas(area_mask, 2) FROM scattered;
 
 -- concept_merged(field): the areas in which a linked concept's match adds to a phrase match's score: the
 -- condition's MeSH terms (a study whose condition names the query and whose MeSH term is its heading ranks above
@@ -158,10 +169,11 @@ CREATE OR REPLACE MACRO concept_merged(field_name) AS TABLE
 SELECT coalesce(bit_or((1::UINTEGER << (area_id - 1))::UINTEGER), 0::UINTEGER) AS mask
 FROM search_area WHERE field = field_name AND area = 'ConditionMeshTerm';
 
--- phrase_mask(direct, learned, merged): the areas a version's phrase-level score counts: a phrase's own (direct),
--- with the linked concept's in the merged areas; a linked concept's alone when no phrase matched.
-CREATE OR REPLACE MACRO phrase_mask(direct, learned, merged) AS
-    CASE WHEN direct IS NULL THEN learned ELSE direct | coalesce(learned & merged, 0::UINTEGER) END;
+-- phrase_mask(packed, merged): the areas a version's phrase-level score counts, from its packed areas: a
+-- phrase's own, with the linked concept's in the merged areas; a linked concept's alone when no phrase matched.
+CREATE OR REPLACE MACRO phrase_mask(packed, merged) AS
+    CASE WHEN phrase_areas(packed) IS NULL THEN concept_areas(packed)
+         ELSE phrase_areas(packed) | coalesce(concept_areas(packed) & merged, 0::UINTEGER) END;
 
 -- hit_score(phrase_mask, phrase_score, word_score): a version's score from the area_mask_score of its phrase_mask
 -- and of the areas its scattered words were found in: a phrase or concept match scores its areas' weights;
@@ -174,15 +186,17 @@ CREATE OR REPLACE MACRO hit_score(phrase_mask, phrase_score, word_score) AS
 -- from field_matches.
 CREATE OR REPLACE MACRO field_hits_many(field_name, qs, as_ofs) AS TABLE
 WITH versions AS (
-    SELECT k, version_no,
-           phrase_mask(bit_or(area_mask) FILTER (WHERE kind = 0), bit_or(area_mask) FILTER (WHERE kind = 1),
-                       (SELECT mask FROM concept_merged(field_name))) AS phrase_mask,
-           bit_or(area_mask) FILTER (WHERE kind = 2) AS word_mask
+    SELECT k, version_no, bit_or(area_mask) AS packed
     FROM field_hit_rows_many(field_name, qs, as_ofs)
     GROUP BY k, version_no
+),
+masked AS (
+    SELECT k, version_no, phrase_mask(packed, (SELECT mask FROM concept_merged(field_name))) AS phrase_mask,
+           scattered_areas(packed) AS word_mask
+    FROM versions
 )
 SELECT s.k, s.version_no, hit_score(s.phrase_mask, p.score, w.score) AS score
-FROM versions AS s
+FROM masked AS s
 JOIN area_mask_score AS p ON p.field = field_name AND p.area_mask = coalesce(s.phrase_mask, 0)
 JOIN area_mask_score AS w ON w.field = field_name AND w.area_mask = coalesce(s.word_mask, 0);
 
@@ -206,11 +220,10 @@ CREATE OR REPLACE MACRO term_hits(q) AS TABLE
 WITH words AS (
     SELECT DISTINCT word FROM (SELECT unnest(string_split(trim(q), ' ')) AS word) WHERE word <> ''
 ),
-variants AS (SELECT word, unnest(word_variants(word)) AS token FROM words),
 per_word AS (
     SELECT w.word, h.version_no, bit_or(h.area_mask) AS area_mask
-    FROM variants AS w
-    JOIN search_token AS k ON k.token = w.token
+    FROM words AS w
+    JOIN search_token AS k ON k.token = w.word
     JOIN search_hit AS h ON h.text_id = k.text_id
     WHERE h.field = 'term'
     GROUP BY w.word, h.version_no

@@ -16,13 +16,12 @@ d AS (SELECT * FROM field_hits_many('intervention', drug_queries, as_ofs)),
 c AS (
     -- The condition's hits are summed only for the drug's versions: the only ones that can match both, and far
     -- fewer than a broad condition's.
-    SELECT r.k, r.version_no,
-           phrase_mask(bit_or(r.area_mask) FILTER (WHERE r.kind = 0), bit_or(r.area_mask) FILTER (WHERE r.kind = 1),
-                       (SELECT mask FROM concept_merged('condition'))) AS phrase_mask,
-           bit_or(r.area_mask) FILTER (WHERE r.kind = 2) AS word_mask
-    FROM field_hit_rows_many('condition', condition_queries, as_ofs) AS r
-    SEMI JOIN d ON d.k = r.k AND d.version_no = r.version_no
-    GROUP BY r.k, r.version_no
+    SELECT k, version_no, phrase_mask(packed, (SELECT mask FROM concept_merged('condition'))) AS phrase_mask,
+           scattered_areas(packed) AS word_mask
+    FROM (SELECT r.k, r.version_no, bit_or(r.area_mask) AS packed
+          FROM field_hit_rows_many('condition', condition_queries, as_ofs) AS r
+          SEMI JOIN d ON d.k = r.k AND d.version_no = r.version_no
+          GROUP BY r.k, r.version_no)
 ),
 matched AS (
     SELECT d.k, d.version_no, round(d.score + hit_score(c.phrase_mask, p.score, w.score), 4) AS relevance,

@@ -9,16 +9,17 @@ WITH wanted AS (
     FROM search_area
     WHERE field = $field AND ($areas::VARCHAR[] IS NULL OR list_contains($areas::VARCHAR[], area))
 ),
-matched AS (
-    SELECT version_no,
-           phrase_mask(bit_or(area_mask & (SELECT mask FROM wanted)) FILTER (WHERE kind = 0),
-                       bit_or(area_mask & (SELECT mask FROM wanted)) FILTER (WHERE kind = 1),
-                       (SELECT mask FROM concept_merged($field))) AS phrase_mask,
-           bit_or(area_mask & (SELECT mask FROM wanted)) FILTER (WHERE kind = 2) AS word_mask
+packed AS (
+    SELECT version_no, bit_or(area_mask & within_packed((SELECT mask FROM wanted))) AS packed
     FROM field_hit_rows_many($field, [$phrase::VARCHAR], [$as_of::DATE], expand := $expand::BOOLEAN,
                              relax := $relax::BOOLEAN, within := (SELECT mask FROM wanted))
-    WHERE area_mask & (SELECT mask FROM wanted) <> 0
+    WHERE area_mask & within_packed((SELECT mask FROM wanted)) <> 0
     GROUP BY version_no
+),
+matched AS (
+    SELECT version_no, phrase_mask(packed, (SELECT mask FROM concept_merged($field))) AS phrase_mask,
+           scattered_areas(packed) AS word_mask
+    FROM packed
 )
 SELECT m.version_no, hit_score(m.phrase_mask, p.score, w.score) AS score
 FROM matched AS m
