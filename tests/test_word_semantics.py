@@ -223,3 +223,14 @@ def test_filter_synonyms_is_refused_by_name_or_ignored_when_empty(m):
     with pytest.raises(v2.V2Error, match="synonym ids"):
         found(m, **{"query.cond": "asthma", "filter.synonyms": "ConditionSearch:1651367"})
     assert found(m, **{"query.cond": "asthma", "filter.synonyms": ""}) == found(m, **{"query.cond": "asthma"})
+
+
+def test_query_id_finds_nct_ids_aliases_and_acronyms(m):
+    acronyms = m.sql("SELECT nct_id, acronym FROM studies WHERE acronym IN ('Steno-2', 'AMORE-Eur')").rows()
+    assert len(acronyms) == 2
+    for nct_id, acronym in acronyms:
+        assert nct_id in found(m, **{"query.id": acronym})
+        assert nct_id in found(m, **{"query.id": acronym.lower().replace("-", " ")})
+    both = found(m, **{"query.id": f"NCT00711542 {acronyms[0][1]}"})
+    assert set(both) == {"NCT00711542", acronyms[0][0]}
+    assert found(m, **{"query.id": "no-such-acronym"}) == []

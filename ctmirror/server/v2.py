@@ -409,8 +409,15 @@ class Matcher:
                 raise V2Error(f"AREA[HealthyVolunteers] takes true or false, not {text!r}")
             return self.leaf_table("healthy_leaf", accepted=text.strip().upper() == "TRUE")
         if context.kind == "id":
-            ids = [f"NCT{int(m.group(1)):08d}" for m in map(NCT_ID.match, re.split(r"[\s,|]+", text)) if m]
-            return self.leaf_table("id_leaf", ids=ids)
+            parts = [part for part in re.split(r"[\s,|]+", text) if part]
+            ids = [f"NCT{int(m.group(1)):08d}" for m in map(NCT_ID.match, parts) if m]
+            found = self.leaf_table("id_leaf", ids=ids)
+            others = [part for part in parts if not NCT_ID.match(part)]
+            if others:  # IdSearch's other area ctmirror indexes: the acronym ("KEYNOTE-189")
+                acronym = self.leaf_table("text_leaf", field="term", phrase='"' + search_norm(" ".join(others)),
+                                          as_of=self.as_of, areas=["Acronym"], expand=False, relax=False)
+                found = self.combine("or", found, acronym)
+            return found
         leaf = {"location": "location_leaf", "sponsor": "sponsor_leaf", "lead_sponsor": "lead_sponsor_leaf",
                 "outcome": "outcome_leaf", "eligibility": "eligibility_leaf",
                 "description": "description_leaf"}[context.kind]
