@@ -3,15 +3,17 @@ under new IDs (one NCTxxxxxxxx.json per study, as the registry's file is), then 
 with it, each step a ctmirror command in a process of its own under the default memory budget (or --memory-limit's):
 
 1. bootstrap: `ctmirror sync --from-bulk ctg-studies.json.zip` into a new warehouse;
-2. a night: `ctmirror sync` against the fake v2 API on loopback serving --changes studies updated since the bulk
-   file (new status, enrollment and last update date), the incremental harvest a nightly run makes;
-3. `ctmirror rebuild` of every table from raw/.
+2. --nights nights, each `ctmirror sync` against the fake v2 API on loopback serving --changes studies (drawn
+   anew each night) updated since the last sync (new status, enrollment and last update date), the incremental
+   harvest a nightly run makes; the warehouse's size after the last night is its steady state (default kept
+   states, no reader holding an older one);
+3. `ctmirror rebuild` of every table from raw/ (unless --no-rebuild).
 
 Printed per step: wall time, CPU time, peak memory (the process's own high-water mark), the warehouse's size on
 disk without raw/ and raw/'s own (files hard-linked between generations counted once), and CPU per study.
 
-    python bench/rehearse_registry.py [--studies 600000] [--changes 2000] [--out bench/out/rehearsal-600000]
-                                      [--memory-limit 2GB]
+    python bench/rehearse_registry.py [--studies 600000] [--changes 2000] [--nights 1] [--no-rebuild]
+                                      [--out bench/out/rehearsal-600000] [--memory-limit 2GB]
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import subprocess
 import sys
 import time
 import zipfile
+from datetime import date
 from pathlib import Path
 
 import msgspec
@@ -34,7 +37,7 @@ from fake_api import FakeApiServer, FakeRegistry, encode_record  # noqa: E402
 
 from bench.corpus import replicated_lines  # noqa: E402
 
-NIGHT = "2026-11-26"  # after every date the sample's records hold: the changed studies' last update
+NIGHT = "2026-11-26"  # after every date the sample's records hold: the first night's changed studies' last update
 
 
 def write_bulk_zip(path: Path, studies: int) -> None:
@@ -48,19 +51,19 @@ def write_bulk_zip(path: Path, studies: int) -> None:
     partial.rename(path)
 
 
-def changed_records(studies: int, changes: int, seed: int = 27) -> list[dict]:
-    """`changes` studies of the corpus, drawn at random, as the registry would show them the next night."""
+def changed_records(studies: int, changes: int, seed: int = 27, night: str = NIGHT) -> list[dict]:
+    """`changes` studies of the corpus, drawn at random, as the registry would show them on `night`."""
     picked = set(random.Random(seed).sample(range(studies), changes))
     records = []
     for n, line in enumerate(replicated_lines(studies)):
         if n in picked:
             record = msgspec.json.decode(line)
             status = record["protocolSection"].setdefault("statusModule", {})
-            status["lastUpdatePostDateStruct"] = {"date": NIGHT, "type": "ACTUAL"}
+            status["lastUpdatePostDateStruct"] = {"date": night, "type": "ACTUAL"}
             status["overallStatus"] = "COMPLETED" if status.get("overallStatus") != "COMPLETED" else "TERMINATED"
             design = record["protocolSection"].setdefault("designModule", {})
             enrollment = design.setdefault("enrollmentInfo", {})
-            enrollment["count"] = int(enrollment.get("count") or 0) + 1
+            enrollment["count"] = int(enrollment.get("count") or 0) + 1 + (seed - 27)
             records.append(record)
     return records
 
@@ -110,6 +113,8 @@ def main() -> None:
     parser.add_argument("--studies", type=int, default=600_000)
     parser.add_argument("--changes", type=int, default=2_000)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--nights", type=int, default=1)
+    parser.add_argument("--no-rebuild", action="store_true")
     parser.add_argument("--memory-limit", default=None, help="every step's budget, as ctmirror --memory-limit takes it")
     args = parser.parse_args()
     out = args.out or ROOT / "bench" / "out" / f"rehearsal-{args.studies}"
@@ -126,13 +131,18 @@ def main() -> None:
     print(f"{'step':<10}{'wall s':>9}{'CPU s':>9}{'peak GB':>10}{'tables GB':>10}{'raw GB':>9}{'ratio':>8}"
           f"{'CPU ms/study':>12}")
     run_step("bootstrap", ["sync", "--from-bulk", str(bulk)], warehouse, args.studies, args.memory_limit)
-    registry = FakeRegistry(records={})
-    for record in changed_records(args.studies, args.changes):
-        registry.put(record)
-    with FakeApiServer(registry) as server:
-        run_step("night", ["sync", "--base-url", server.base_url, "--interval", "0"], warehouse, args.changes,
-                 args.memory_limit)
-    run_step("rebuild", ["rebuild"], warehouse, args.studies, args.memory_limit)
+    for night in range(args.nights):
+        # the first night's changes are dated NIGHT; later nights' today, inside the range a sync asks for
+        registry = FakeRegistry(records={})
+        for record in changed_records(args.studies, args.changes, seed=27 + night,
+                                      night=NIGHT if night == 0 else date.today().isoformat()):
+            registry.put(record)
+        with FakeApiServer(registry) as server:
+            run_step("night" if args.nights == 1 else f"night {night + 1}",
+                     ["sync", "--base-url", server.base_url, "--interval", "0"], warehouse, args.changes,
+                     args.memory_limit)
+    if not args.no_rebuild:
+        run_step("rebuild", ["rebuild"], warehouse, args.studies, args.memory_limit)
 
 
 if __name__ == "__main__":

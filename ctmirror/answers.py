@@ -16,6 +16,7 @@ import duckdb
 
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.models import TerminatedTrial, Trial
+from ctmirror.registry import STATISTIC_ARGUMENTS
 
 if TYPE_CHECKING:
     from ctmirror.mirror import Mirror
@@ -60,7 +61,8 @@ def make_argument_tables(mirror: Mirror, methods: Iterable[Method]) -> None:
     """The methods' arguments tables, made when the connection opens, before any statement is prepared on it:
     making one later would make the statements prepared before it plan again (forget_plans)."""
     for method in methods:
-        if method.kind == "search" or (method.kind == "set-wise" and method.shape != "by_id"):
+        if method.kind == "search" or (method.kind == "set-wise" and method.shape != "by_id") or \
+                method is STATISTIC_ARGUMENTS:
             _make_argument_table(mirror, method)
 
 

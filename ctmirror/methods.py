@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from ctmirror import answers
 from ctmirror.core.errors import InvalidArgument
-from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.warehouse import STATE_ID
 from ctmirror.models import Pagination, PaginationEnvelope, TrialSearchCandidate
-from ctmirror.registry import METHODS, STATISTIC_NAMES, Method
+from ctmirror.registry import METHODS, STATISTIC_ARGUMENTS, STATISTIC_NAMES, Method
 
 if TYPE_CHECKING:
     from ctmirror.mirror import Mirror
@@ -99,7 +98,8 @@ def _set_wise(self: Mirror, method: Method, request: dict[str, Any]) -> Any:
 
 def _statistic(self: Mirror, method: Method, request: dict[str, Any]) -> list[dict[str, Any]]:
     mirror, call = self._scoped(method, request)
-    return mirror.recovering(lambda: answers.rows_of(mirror.con.execute(read_sql(f"calls/{method.name}.sql"), call)))
+    return mirror.recovering(lambda: answers.rows_of(
+        answers.execute_shaped(mirror, STATISTIC_ARGUMENTS, method.name, call)))
 
 
 def _search(self: Mirror, method: Method, request: dict[str, Any]) -> PaginationEnvelope:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
+import weakref
 from collections.abc import Callable
 from datetime import date
 from functools import partial
@@ -22,7 +24,7 @@ from ctmirror.core.warehouse import CATALOG_FORMAT, State, Warehouse
 from ctmirror.core.words import query_norm
 from ctmirror.methods import Methods
 from ctmirror.readonly import check_query, engine_error, open_reader, query_error
-from ctmirror.registry import METHODS, Method
+from ctmirror.registry import METHODS, STATISTIC_ARGUMENTS, Method
 
 Answer = TypeVar("Answer")
 
@@ -50,6 +52,7 @@ class Mirror(Methods):
         self.argument_tables: set[str] = set()  # the statements that made the methods' arguments tables here
         self.as_of: date | None = None
         self._threads, self._memory_limit = threads, memory_limit
+        self._lease: weakref.finalize | None = None  # the state's lease (Warehouse.lease) while this Mirror is open
         manifest = self.warehouse.root / "snapshot.json"
         self._is_snapshot = manifest.exists()
         if self._is_snapshot:  # a frozen snapshot folder: its own state, pinned to its cutoff
@@ -57,11 +60,33 @@ class Mirror(Methods):
             self.state = State(f"snapshot-{meta['cutoff']}", self.warehouse.root, meta)
             self.as_of = date.fromisoformat(meta["cutoff"])
         else:
-            self.state = self.warehouse.state(state)
+            self.state, lease = self._leased_state(state)
+            self._lease = weakref.finalize(self, os.close, lease)  # let go when closed, or when collected unclosed
         if as_of is not None and self.as_of is None:
             self.as_of = arguments.cutoff(as_of)
-        self._connect()
-        self._check_catalog_format(snapshot=manifest.exists())
+        try:
+            self._connect()
+            self._check_catalog_format(snapshot=manifest.exists())
+        except BaseException:
+            self._let_go()
+            raise
+
+    def _leased_state(self, state_id: str | None) -> tuple[State, int]:
+        """The state to read and its lease. The current state may be replaced and pruned between reading the link
+        and taking the lease: then the new current state is taken."""
+        for _ in range(5):
+            found = self.warehouse.state(state_id)
+            lease = self.warehouse.lease(found)
+            if lease is not None:
+                return found, lease
+            if state_id is not None:
+                break
+        raise StateNotFound(f"state {state_id or found.state_id} was pruned as it was opened",
+                            hint="open the warehouse again for its current state")
+
+    def _let_go(self) -> None:
+        if self._lease is not None:
+            self._lease()  # closes the lease's descriptor once, however often it is called
 
     def _connect(self) -> None:
         if not self.state.catalog.is_file():
@@ -78,7 +103,7 @@ class Mirror(Methods):
         self.prepared_calls = set()
         self.shaped_plans = {}
         self.argument_tables = set()
-        make_argument_tables(self, METHODS.values())
+        make_argument_tables(self, [*METHODS.values(), STATISTIC_ARGUMENTS])
 
     def _folders(self) -> tuple[Path, list[Path]]:
         """(root, allowed): the folder the catalog's views name files relative to, and the folders below which
@@ -243,6 +268,7 @@ class Mirror(Methods):
             for other in self._pinned.values():
                 other.close()
             self.con.close()
+            self._let_go()
 
     def __enter__(self) -> Mirror:
         return self

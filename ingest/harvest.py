@@ -264,6 +264,9 @@ class _Run:
         removed, merged = self._find_removed()
         self.normalizer.run()
         counts = self._counts()
+        # A page fetched twice (a resumed run, a restarted query) is a second receipt of the same records: the run
+        # counts each study it received once.
+        counts["records"] = len(self._seen()) + counts["quarantined"]
         finished = utc_now()
         run = self.writer.completed(run_id=self.cp["run_id"], origin=self.cp["base_url"], started=self.cp["started_at"],
                                     counts=counts, data_timestamp=end_timestamp or self.cp["data_timestamp"],
@@ -331,21 +334,29 @@ class _Run:
 
     def _known_and_seen(self) -> tuple[set[str], set[str]]:
         current = self.warehouse.current_state()
-        segments = self.warehouse.segments()
-        con = quiet(duckdb.connect())
-        try:
-            known: set[str] = set()
-            if current is not None:
+        known: set[str] = set()
+        if current is not None:
+            con = quiet(duckdb.connect())
+            try:
                 studies = [str(f) for f in current.table_files("studies")]
                 known = {r[0] for r in con.execute(read_sql("publish/present_studies.sql"),
                                                    {"studies": studies}).fetchall()}
-            run_receipts = self.cp["receipts"]
-            seen = {r[0] for r in con.execute(read_sql("publish/seen_in_receipts.sql"), {
+            finally:
+                con.close()
+        return known, self._seen()
+
+    def _seen(self) -> set[str]:
+        """The studies this run's receipts carried (well-formed records, new versions or not)."""
+        segments, run_receipts = self.warehouse.segments(), self.cp["receipts"]
+        if not segments or not run_receipts:
+            return set()
+        con = quiet(duckdb.connect())
+        try:
+            return {r[0] for r in con.execute(read_sql("publish/seen_in_receipts.sql"), {
                 "sightings": [str(s.table_file("sightings")) for s in segments], "receipts": run_receipts,
-            }).fetchall()} if segments and run_receipts else set()
+            }).fetchall()}
         finally:
             con.close()
-        return known, seen
 
     def _summary(self, run: dict, merged: int, state_id: str, publish_seconds: float, published: bool) -> str:
         took = time.monotonic() - self.started

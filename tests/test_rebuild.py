@@ -93,17 +93,22 @@ def test_a_killed_or_failed_rebuild_leaves_no_generation_behind(tmp_path, record
         assert frame.equals(after[table]), table
 
 
-def test_the_old_generation_goes_with_the_last_state_reading_it(tmp_path, records):
-    """After a rebuild, the states before it still read the old generation of segments, which stays while they
-    are kept (readers may have them open) and is removed when the last of them is pruned."""
+def test_a_state_a_reader_has_open_stays_with_its_generation_and_goes_once_it_is_closed(tmp_path, records):
+    """A publish keeps the current state alone, and besides it any state a reader has open (its lease): a state
+    from before a rebuild still reads the old generation of segments, which stays with it and goes with it."""
     wh = Warehouse(tmp_path / "w")
+    count = "SELECT count(*) AS n FROM studies"
     load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:10])])
-    rebuild(wh)
     generations = lambda: sorted(p.name for p in (wh.root / "segments").glob("g*"))  # noqa: E731
-    for n in range(1, DEFAULT_KEEP_STATES):  # the first state, still kept, reads g0001
+    states = lambda: [s.state_id for s in wh.states()]  # noqa: E731
+    with Mirror(wh.root) as reader:  # state 000001, which reads g0001
+        rebuild(wh)
+        load_paths(wh, [write_ndjson(tmp_path / "b.ndjson", records[10:20])])
+        assert states() == ["000001", "000003"]  # 000002, which no reader had open, is gone
         assert generations() == ["g0001", "g0002"]
-        load_paths(wh, [write_ndjson(tmp_path / f"{n}.ndjson", records[10 * n:10 * n + 10])])
-    assert [s.meta["generation"] for s in wh.states()] == ["g0002"] * DEFAULT_KEEP_STATES  # the first pruned
-    assert generations() == ["g0002"]
+        assert reader.sql(count)["n"][0] == 10
+    assert DEFAULT_KEEP_STATES == 1
+    load_paths(wh, [write_ndjson(tmp_path / "c.ndjson", records[20:30])])
+    assert states() == ["000004"] and generations() == ["g0002"]
     with Mirror(wh.root) as m:
-        assert m.sql("SELECT count(*) AS n FROM studies")["n"][0] == 10 * DEFAULT_KEEP_STATES
+        assert m.sql(count)["n"][0] == 30

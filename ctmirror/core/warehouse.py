@@ -42,8 +42,10 @@ CATALOG_FORMAT = 8
 STATE_ID = re.compile(r"[0-9]{6}")
 # In a state's folder of a table, the rows that publish wrote (beside the segments' files it linked).
 CURRENT_ROWS_FILE = "current.parquet"
-# Published states kept for open readers, cursors and reruns (pinned ones are kept regardless).
-DEFAULT_KEEP_STATES = int(os.environ.get("CTMIRROR_KEEP_STATES", "5"))
+# Published states kept after a publish, the current one included. Besides them, a state a reader has open (a
+# Mirror holds a lease on it) and a pinned one are kept; a state is a few GB at the registry's size, so the
+# default keeps the current state alone.
+DEFAULT_KEEP_STATES = int(os.environ.get("CTMIRROR_KEEP_STATES", "1"))
 
 
 def default_warehouse() -> Path:
@@ -258,9 +260,46 @@ class Warehouse:
         states = self.states()
         for state in states[: max(0, len(states) - max(keep, 1))]:
             if state.state_id not in pinned:
-                shutil.rmtree(state.path, ignore_errors=True)
+                self._remove_unread(state)
         self._sweep_generations()
         self._prune_snapshot_cache()
+
+    @staticmethod
+    def _remove_unread(state: State) -> None:
+        """Removes a state no reader holds a lease on (see `lease`); one that is read stays for a later publish."""
+        try:
+            fd = os.open(state.path / "state.json", os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return
+        try:
+            shutil.rmtree(state.path, ignore_errors=True)
+        finally:
+            os.close(fd)
+
+    @staticmethod
+    def lease(state: State) -> int | None:
+        """A reader's claim on a published state: a shared lock on its state.json, held by the descriptor returned
+        (close it to let go). A publish removes no state a reader holds. None when the state is gone (pruned
+        between finding it and taking the lease)."""
+        path = state.path / "state.json"
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return None
+        fcntl.flock(fd, fcntl.LOCK_SH)  # waits only while a publish removes this very state
+        try:
+            held = os.stat(path).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            held = False
+        if not held:
+            os.close(fd)
+            return None
+        return fd
 
     def _prune_snapshot_cache(self) -> None:
         """The snapshots/ folder older versions of ctmirror built strict answers in (one snapshot per cutoff): the

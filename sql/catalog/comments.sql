@@ -184,11 +184,11 @@ COMMENT ON COLUMN sync_runs.status IS 'completed, failed or interrupted (a faile
 COMMENT ON COLUMN sync_runs.started_at IS 'UTC';
 COMMENT ON COLUMN sync_runs.finished_at IS 'UTC';
 COMMENT ON COLUMN sync_runs.data_timestamp IS 'the API''s /api/v2/version dataTimestamp, for syncs';
-COMMENT ON COLUMN sync_runs.records IS 'records received';
+COMMENT ON COLUMN sync_runs.records IS 'records received (a sync counts each study once, however often a resumed or restarted run received it)';
 COMMENT ON COLUMN sync_runs.versions_added IS 'new versions stored';
 COMMENT ON COLUMN sync_runs.studies_added IS 'studies never seen before';
 COMMENT ON COLUMN sync_runs.studies_changed IS 'known studies that got a new version';
-COMMENT ON COLUMN sync_runs.unchanged IS 'records identical to a stored version';
+COMMENT ON COLUMN sync_runs.unchanged IS 'received records identical to a stored version';
 COMMENT ON COLUMN sync_runs.quarantined IS 'records quarantined';
 COMMENT ON COLUMN sync_runs.removed IS 'studies found gone from the registry';
 COMMENT ON COLUMN sync_runs.pages IS 'API pages fetched, for syncs';
