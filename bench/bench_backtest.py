@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ctmirror import Mirror  # noqa: E402
-from ctmirror.core.warehouse import CATALOG_FORMAT, Warehouse  # noqa: E402
+from ctmirror.core.sqlfiles import catalog_digests  # noqa: E402
+from ctmirror.core.warehouse import Warehouse  # noqa: E402
 from ingest.snapshot import build_snapshot  # noqa: E402
 
 
@@ -31,7 +32,7 @@ def main() -> None:
     cutoff = date.fromisoformat(args.as_of)
     warehouse = Warehouse(ROOT / "bench" / "out" / f"wh-{args.studies}")
     # Kept per catalog format: one built by an older ctmirror is not what this one reads.
-    snapshot = ROOT / "bench" / "out" / f"snapshot-{args.studies}-{cutoff}-format{CATALOG_FORMAT}"
+    snapshot = ROOT / "bench" / "out" / f"snapshot-{args.studies}-{cutoff}-{catalog_digests()[0][:12]}"
     if not (snapshot / "snapshot.json").exists():
         started = time.perf_counter()
         manifest = build_snapshot(warehouse, cutoff, snapshot)

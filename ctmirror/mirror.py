@@ -19,8 +19,8 @@ from ctmirror import arguments
 from ctmirror.answers import answer, make_argument_tables, rows_of
 from ctmirror.core.duck import record_pandas_absent
 from ctmirror.core.errors import InvalidArgument, StateNotFound, WarehouseError
-from ctmirror.core.sqlfiles import read_sql
-from ctmirror.core.warehouse import CATALOG_FORMAT, State, Warehouse
+from ctmirror.core.sqlfiles import CATALOG_MACROS, catalog_digests, read_sql, sql_files
+from ctmirror.core.warehouse import State, Warehouse
 from ctmirror.core.words import query_norm
 from ctmirror.methods import Methods
 from ctmirror.readonly import check_query, engine_error, open_reader, query_error
@@ -66,7 +66,6 @@ class Mirror(Methods):
             self.as_of = arguments.cutoff(as_of)
         try:
             self._connect()
-            self._check_catalog_format(snapshot=manifest.exists())
         except BaseException:
             self._let_go()
             raise
@@ -100,6 +99,7 @@ class Mirror(Methods):
             raise WarehouseError(f"cannot open the catalog of state {self.state.state_id}: "
                                  f"{str(exc).splitlines()[0]}",
                                  hint="run `ctmirror republish`, or `ctmirror rebuild` if that fails") from exc
+        self._check_catalog()  # before anything is prepared: it may install macros
         self.prepared_calls = set()
         self.shaped_plans = {}
         self.argument_tables = set()
@@ -152,20 +152,26 @@ class Mirror(Methods):
                 raise damage from exc
             raise
 
-    def _check_catalog_format(self, *, snapshot: bool) -> None:
+    def _check_catalog(self) -> None:
+        """Reads the catalog's digests (publish/catalog_format.sql): tables and views from other SQL than this
+        version's are refused with the way out; macros alone from other SQL are replaced, on this connection, by this
+        version's (temporary macros, which DuckDB finds before the catalog's), so the state reads as is."""
+        tables, macros = catalog_digests()
         try:
-            found = self.con.execute(read_sql("calls/catalog_format.sql")).fetchone()[0]
-        except duckdb.CatalogException:
-            found = 0
-        if found == CATALOG_FORMAT:
-            return
-        self.con.close()
-        what = "snapshot" if snapshot else "state"
-        hint = ("build the snapshot again (`ctmirror snapshot` into a new folder); nothing else changes"
-                if snapshot else
-                "run `ctmirror republish`: it publishes the same data again with this version (no reloading)")
-        raise WarehouseError(f"{what} {self.state.state_id} was published by another version of ctmirror (catalog "
-                             f"format {found}; this version reads format {CATALOG_FORMAT})", hint=hint)
+            found = self.con.execute(read_sql("calls/catalog_format.sql")).fetchone()
+        except duckdb.Error:  # a catalog from before the digests
+            found = None
+        if found is None or found[0] != tables:
+            self.con.close()
+            what = "snapshot" if self._is_snapshot else "state"
+            hint = ("build the snapshot again (`ctmirror snapshot` into a new folder); nothing else changes"
+                    if self._is_snapshot else
+                    "run `ctmirror republish`: it publishes the same data again with this version (no reloading)")
+            raise WarehouseError(f"{what} {self.state.state_id} was published by another version of ctmirror, whose "
+                                 "tables this one does not read", hint=hint)
+        if found[1] != macros:
+            for name in [name for folder in CATALOG_MACROS for name in sql_files(folder)]:
+                self.con.execute(read_sql(name).replace("CREATE OR REPLACE MACRO", "CREATE OR REPLACE TEMP MACRO"))
 
     @property
     def state_id(self) -> str:

@@ -20,8 +20,7 @@ import duckdb
 
 from ctmirror.core.duck import quiet, side_by_side, studies_per_index_range, writer_lanes, writer_memory
 from ctmirror.core.errors import WarehouseError
-from ctmirror.core.sqlfiles import read_sql, sql_digest, sql_files, sql_literal, sql_root
-from ctmirror.core.warehouse import CATALOG_FORMAT
+from ctmirror.core.sqlfiles import catalog_digests, read_sql, sql_digest, sql_files, sql_literal, sql_root
 from ingest.thesaurus import thesaurus_digest
 
 
@@ -160,9 +159,8 @@ NOT_IN_A_CATALOG = ("serve", "calls")
 
 
 def index_fingerprint(thesaurus: list[Path] | tuple[Path, ...] = ()) -> str:
-    """What the SQL that builds a catalog is now (a digest of its files and of CATALOG_FORMAT), with the imported
-    thesaurus it reads."""
-    return sql_digest(NOT_IN_A_CATALOG, seed=str(CATALOG_FORMAT) + thesaurus_digest(list(thesaurus)))
+    """What the SQL that builds a catalog is now (a digest of its files), with the imported thesaurus it reads."""
+    return sql_digest(NOT_IN_A_CATALOG, seed=thesaurus_digest(list(thesaurus)))
 
 
 @dataclass(frozen=True)
@@ -328,7 +326,9 @@ def build_catalog(path: Path, root: Path, tables: dict[str, list[Path]],
             for name in sql_files(folder):
                 con.execute(read_sql(name))
         _document_every_version(con, sorted(every_version))
-        con.execute(read_sql("publish/catalog_format.sql"), {"format": CATALOG_FORMAT})
+        tables_digest, macros_digest = catalog_digests()
+        con.execute(read_sql("publish/catalog_format.sql"),
+                    {"tables_digest": tables_digest, "macros_digest": macros_digest})
         con.execute(f"CHECKPOINT {CATALOG_ALIAS}")
     finally:
         con.execute(read_sql("session/catalog_writer_done.sql"))

@@ -40,11 +40,27 @@ def sql_literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def sql_digest(leaving_out: tuple[str, ...] = (), seed: str = "") -> str:
-    """A digest of the SQL files (their names and bytes) but those of the top-level folders left out, after
-    `seed`: what tells a warehouse built by other SQL from one built by this."""
+def sql_digest(leaving_out: tuple[str, ...] = (), seed: str = "", only: tuple[str, ...] | None = None) -> str:
+    """A digest of the SQL files (their names and bytes) but those of the top-level folders left out (or of the
+    folders `only` names alone), after `seed`: what tells a warehouse built by other SQL from one built by this."""
     digest = hashlib.sha256(seed.encode())
     for path in sorted(sql_root().rglob("*")):
-        if path.is_file() and path.relative_to(sql_root()).parts[0] not in leaving_out:
+        folder = path.relative_to(sql_root()).parts[0]
+        if path.is_file() and folder not in leaving_out and (only is None or folder in only):
             digest.update(path.relative_to(sql_root()).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
+
+
+# The folders of the catalog's macros, installed in every catalog and installable by a reader over a catalog built
+# by other ones (ctmirror.mirror), schema first: the methods and statistics use its helpers.
+CATALOG_MACROS = ("schema", "methods", "stats")
+# The folders a catalog's tables and views do not come from: the readers' own queries (read as they run), the
+# catalog's documentation and the macros above.
+NOT_IN_CATALOG_TABLES = ("serve", "calls", "catalog", "methods", "stats")
+
+
+@cache
+def catalog_digests() -> tuple[str, str]:
+    """(tables, macros): digests of the SQL a catalog's tables and views come from, and of its macros. A state whose
+    tables' digest is another reads as another version's; one whose macros' alone differ is read with these."""
+    return sql_digest(NOT_IN_CATALOG_TABLES), sql_digest(only=CATALOG_MACROS)

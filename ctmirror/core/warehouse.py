@@ -34,10 +34,6 @@ from pathlib import Path
 
 from ctmirror.core.errors import StateNotFound, WarehouseError
 
-# What the Python API expects of a catalog: its macros, their arguments, the tables it reads. Raise it whenever
-# a change to sql/ would break a Mirror reading a catalog built before the change; a Mirror refuses any other
-# format (ctmirror.mirror).
-CATALOG_FORMAT = 8
 # A published state's ID: six digits, never a path.
 STATE_ID = re.compile(r"[0-9]{6}")
 # In a state's folder of a table, the rows that publish wrote (beside the segments' files it linked).

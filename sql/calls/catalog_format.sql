@@ -1,3 +1,3 @@
--- The format a catalog was built to (publish/catalog_format.sql). A catalog built before formats has no such
--- table: the Mirror reads that as format 0.
-SELECT format FROM catalog_format;
+-- What a catalog was built by (publish/catalog_format.sql). A catalog built before the digests has no such columns,
+-- or no such table: the Mirror reads either as another version's.
+SELECT tables_digest, macros_digest FROM catalog_format;

@@ -1,4 +1,6 @@
--- catalog_format: the version of what the Python API expects of a catalog (its macros, their arguments, the
--- tables it reads; ctmirror.catalog.CATALOG_FORMAT) this one was built to. A Mirror refuses another, with the
--- way out, rather than fail later on a macro's arguments.
-CREATE OR REPLACE TABLE catalog_format AS SELECT $format::INTEGER AS format;
+-- catalog_format: what a catalog was built by, as its readers check it (ctmirror.core.sqlfiles.catalog_digests): the
+-- digests of the SQL its tables and views come from and of its macros. A reader refuses a catalog whose tables'
+-- digest is not its own (with the way out: `ctmirror republish`), and reads one whose macros' alone differ with its
+-- own macros. format 9: what readers from before the digests compare, so that they refuse this catalog.
+CREATE OR REPLACE TABLE catalog_format AS
+SELECT 9 AS format, $tables_digest::VARCHAR AS tables_digest, $macros_digest::VARCHAR AS macros_digest;
