@@ -120,8 +120,9 @@ PARAMETER = re.compile(r"\$(\w+)")
 
 
 def execute_shaped(mirror: Mirror, method: Method, call: str, arguments: dict[str, Any],
-                   page_limit: int | None = None) -> duckdb.DuckDBPyConnection:
-    """Runs calls/<call>.sql for one call whose arguments may each be absent (None), as `search`'s are.
+                   page_limit: int | None = None, query: str | None = None) -> duckdb.DuckDBPyConnection:
+    """Runs calls/<call>.sql (or `query`, a text of ours named `call`) for one call whose arguments may each be
+    absent (None), as `search`'s are.
 
     One generic plan would run every matcher and filter, given or not: that was most of a search. So the query
     is prepared once per shape, the set of given arguments: in its text each `$name` of an absent argument
@@ -145,7 +146,7 @@ def execute_shaped(mirror: Mirror, method: Method, call: str, arguments: dict[st
                 raise KeyError(f"calls/{call}.sql reads ${argument}, which the registry's columns of search lack")
             return f'(SELECT "{argument}" FROM {method.name}_args)' if argument in given else "NULL"
 
-        return PARAMETER.sub(placeholder, read_sql(f"calls/{call}.sql"))
+        return PARAMETER.sub(placeholder, read_sql(f"calls/{call}.sql") if query is None else query)
 
     return execute_prepared(mirror, name, statement)
 

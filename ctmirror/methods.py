@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ctmirror import answers
 from ctmirror.core.errors import InvalidArgument
+from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.warehouse import STATE_ID
 from ctmirror.models import Pagination, PaginationEnvelope, TrialSearchCandidate
 from ctmirror.registry import METHODS, STATISTIC_ARGUMENTS, STATISTIC_NAMES, Method
@@ -99,7 +100,8 @@ def _set_wise(self: Mirror, method: Method, request: dict[str, Any]) -> Any:
 def _statistic(self: Mirror, method: Method, request: dict[str, Any]) -> list[dict[str, Any]]:
     mirror, call = self._scoped(method, request)
     return mirror.recovering(lambda: answers.rows_of(
-        answers.execute_shaped(mirror, STATISTIC_ARGUMENTS, method.name, call)))
+        answers.execute_shaped(mirror, STATISTIC_ARGUMENTS, method.name, call,
+                               query=read_sql("calls/statistic.sql").replace("{statistic}", method.name))))
 
 
 def _search(self: Mirror, method: Method, request: dict[str, Any]) -> PaginationEnvelope:

@@ -158,7 +158,8 @@ class StatisticRequest(Request):
 @dataclass(frozen=True)
 class Method:
     """One method. kind: "set-wise" (answered with the batch's other calls of it, CALLS_PER_QUERY to a query:
-    ctmirror.answers), "search" (paged, call by call) or "statistic" (rows of sql/calls/<name>.sql)."""
+    ctmirror.answers), "search" (paged, call by call) or "statistic" (rows of sql/stats/<name>.sql, called by
+    sql/calls/statistic.sql)."""
 
     name: str
     request: type[Request]
@@ -297,7 +298,7 @@ def statistic_header(name: str) -> tuple[str, str]:
     return signature, description
 
 
-# The registry statistics (sql/stats/<name>.sql, called by sql/calls/<name>.sql).
+# The registry statistics (sql/stats/<name>.sql, each called by sql/calls/statistic.sql).
 STATISTIC_NAMES = ("stats_by_phase", "stats_by_status", "stats_by_study_type", "stats_by_sex", "stats_by_age_group",
                    "stats_by_intervention_type", "stats_by_start_year", "stats_by_duration", "stats_by_country",
                    "stats_by_facility", "stats_by_sponsor", "stats_by_sponsor_class", "stats_enrollment",

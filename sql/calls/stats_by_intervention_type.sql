@@ -1,2 +1,0 @@
--- How the Python API calls stats_by_intervention_type (parameters bound).
-SELECT * FROM stats_by_intervention_type($condition, $intervention, $sponsor, $date_before::DATE, as_of := $as_of::DATE)
