@@ -52,7 +52,8 @@ def main() -> None:
         "search": lambda: {"condition": rng.choice(conditions), "page_size": 10, "date_before": cutoff()},
         "get_study": lambda: {"nct_id": rng.choice(ids)},
         "count_studies": lambda: {"query.cond": rng.choice(conditions)},
-        "stats_by_phase": lambda: {"condition": rng.choice(conditions), "date_before": cutoff()},
+        "statistics": lambda: {"statistic": "stats_by_phase", "condition": rng.choice(conditions),
+                               "date_before": cutoff()},
     }
 
     async def run() -> None:

@@ -16,7 +16,7 @@ from datetime import date
 from functools import cache
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema
 
 from ctmirror import arguments as arg
 from ctmirror import display
@@ -45,6 +45,11 @@ def _bounded(low: int, high: int) -> BeforeValidator:
     return BeforeValidator(lambda value, info: arg.bounded(info.field_name, value, low, high))
 
 
+def _limits(low: int, high: int) -> WithJsonSchema:
+    """The bounds _bounded enforces, stated in the JSON schema (what MCP and HTTP clients read)."""
+    return WithJsonSchema({"type": "integer", "minimum": low, "maximum": high})
+
+
 def _holdout(value: object) -> str:
     if value not in HOLDOUTS:
         raise InvalidArgument(f"holdout must be one of: {', '.join(HOLDOUTS)}", invalid_input=value,
@@ -64,10 +69,10 @@ def _cli(flag: str | None = None, *, positional: bool = False) -> dict:
     return {"cli": "argument" if positional else (flag,)}
 
 
-DATE_BEFORE = Field(None, description="Cutoff (YYYY-MM-DD): answer as the registry stood then; strict by default.",
+DATE_BEFORE = Field(None, description="YYYY-MM-DD: answer as the registry stood that day.",
                     json_schema_extra={"cli": ("--date-before", "--as-of")})
-HOLDOUT = Field("strict", description="strict: only what was published by the cutoff (no leakage); first_posted: "
-                "current data of trials first posted by then (the live API's rule).")
+HOLDOUT = Field("strict", description="strict: nothing published after date_before; first_posted: trials first "
+                "posted by then, as they are today.")
 
 
 class Request(BaseModel):
@@ -88,7 +93,8 @@ class SearchTrialsRequest(Request):
     date_before: Cutoff = DATE_BEFORE
     phase_filter: Annotated[str | None, BeforeValidator(arg.phase_filter)] = Field(
         None, description="'PHASE3' or '(PHASE2 OR PHASE3)'.", json_schema_extra=_cli("--phase"))
-    max_results: Annotated[int, _bounded(1, MAX_RESULTS)] = Field(200, description="At most this many trials.")
+    max_results: Annotated[int, _bounded(1, MAX_RESULTS), _limits(1, MAX_RESULTS)] = Field(
+        200, description="At most this many trials.")
     holdout: Holdout = HOLDOUT
 
 
@@ -102,7 +108,7 @@ class WhitespaceRequest(Request):
 class LandscapeRequest(Request):
     condition: Text = Field(description="Disease or condition.", json_schema_extra=_cli(positional=True))
     date_before: Cutoff = DATE_BEFORE
-    top_n: Annotated[int, _bounded(1, 1000)] = Field(50, description="Top N competitors.",
+    top_n: Annotated[int, _bounded(1, 1000), _limits(1, 1000)] = Field(50, description="Top N competitors.",
                                                      json_schema_extra=_cli("--top"))
     holdout: Holdout = HOLDOUT
 
@@ -110,7 +116,8 @@ class LandscapeRequest(Request):
 class TerminatedRequest(Request):
     query: Text = Field(description="A drug, a drug class or a condition.", json_schema_extra=_cli(positional=True))
     date_before: Cutoff = DATE_BEFORE
-    max_results: Annotated[int, _bounded(1, MAX_RESULTS)] = Field(100, description="At most this many trials.")
+    max_results: Annotated[int, _bounded(1, MAX_RESULTS), _limits(1, MAX_RESULTS)] = Field(
+        100, description="At most this many trials.")
     holdout: Holdout = HOLDOUT
 
 
@@ -125,23 +132,23 @@ class SearchRequest(Request):
     condition: OptionalText = Field(None, description="Condition filter.")
     intervention: OptionalText = Field(None, description="Drug or treatment filter.")
     status: Annotated[list[str] | None, BeforeValidator(arg.statuses)] = Field(
-        None, description="A status, several comma-separated, or a list; any of them matches.")
+        None, description="Statuses (RECRUITING, COMPLETED, ...); any of them matches.")
     location: OptionalText = Field(None, description="'Boston, MA', 'Germany': every comma-separated part in one site.")
     phase: Annotated[str | None, BeforeValidator(lambda v: None if v is None else arg.one_of("phase", v, arg.PHASES))] \
         = Field(None, description="EARLY_PHASE1, PHASE1..PHASE4, NA.")
     eligibility_keywords: OptionalText = Field(None, description="Words in the eligibility criteria.",
                                                json_schema_extra=_cli("--eligibility"))
     min_age: Annotated[int | None, _named(arg.age_days)] = Field(
-        None, description="A patient age the trial must admit (years, or '6 Months'); held in days.")
+        None, description="An age in years the trial must admit.")
     max_age: Annotated[int | None, _named(arg.age_days)] = Field(
-        None, description="The upper patient age the trial must admit (years, or '6 Months'); held in days.")
+        None, description="An upper age in years the trial must admit.")
     sex: Annotated[str | None, BeforeValidator(lambda v: None if v is None else arg.one_of("sex", v, arg.SEXES))] \
         = Field(None, description="FEMALE or MALE (ALL: no filter).")
     study_type: Annotated[str | None, BeforeValidator(
         lambda v: None if v is None else arg.one_of("study_type", v, arg.STUDY_TYPES))] = Field(
         None, description="INTERVENTIONAL, OBSERVATIONAL, EXPANDED_ACCESS.")
     date_before: Cutoff = DATE_BEFORE
-    page_size: Annotated[int, _bounded(1, 200)] = Field(50, description="1 to 200.")
+    page_size: Annotated[int, _bounded(1, 200), _limits(1, 200)] = Field(50, description="Trials a page.")
     cursor: str | None = Field(None, description="pagination.cursor of the previous page, unchanged.")
     holdout: Holdout = HOLDOUT
 
@@ -262,11 +269,12 @@ CONTRACT = (
            columns=(("query", "queries", "VARCHAR"), ("date_before", "dates_before", "DATE"), AS_OFS,
                     ("max_results", "max_results", "INTEGER")),
            shape="ranked_cards", card_table="stopped_card", model=TerminatedTrial, words=("query",)),
-    Method("get_trial", TrialRequest, Trial | None, "One trial by NCT ID; exit code 1 when not found.", "set-wise",
+    Method("get_trial", TrialRequest, Trial | None,
+           "One trial by NCT ID (an alias resolves); not found is an error saying so.", "set-wise",
            display.trial, {"nct_id": "NCT00711542"}, command="trial",
            columns=(("nct_id", "nct_ids", "VARCHAR"), AS_OFS), shape="by_id", model=Trial),
     Method("get_trial_details", TrialRequest, TrialDetails | None,
-           "One trial with eligibility, sites, keywords and MeSH terms; exit code 1 when not found.", "set-wise",
+           "One trial with eligibility, sites, keywords and MeSH terms; not found is an error saying so.", "set-wise",
            display.trial, {"nct_id": "NCT00711542"}, command="details",
            columns=(("nct_id", "nct_ids", "VARCHAR"), AS_OFS), shape="by_id", model=TrialDetails),
     Method("search", SearchRequest, PaginationEnvelope,

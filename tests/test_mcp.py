@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from datetime import date
 
 import anyio
+import jsonschema
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -30,7 +31,8 @@ CALLS = [("search_trials", {"drug": "tadalafil", "condition": "erectile dysfunct
          ("get_landscape", {"condition": "NASH", "top_n": 3}),
          ("get_terminated", {"query": "erectile dysfunction", "max_results": 5}),
          ("get_trial", {"nct_id": "NCT00711542"}), ("get_trial_details", {"nct_id": "NCT00711542"}),
-         ("search", {"condition": "diabetes", "page_size": 5}), ("stats_by_phase", {"condition": "asthma"})]
+         ("search", {"condition": "diabetes", "page_size": 5}),
+         ("statistics", {"statistic": "stats_by_phase", "condition": "asthma"})]
 
 
 @asynccontextmanager
@@ -48,6 +50,8 @@ async def http_session(url):
 
 
 def expected_answer(m: Mirror, name: str, arguments: dict):
+    if name == "statistics":
+        name, arguments = arguments["statistic"], {k: v for k, v in arguments.items() if k != "statistic"}
     answer = m.call(name, **arguments)
     if isinstance(answer, list):
         return {"results": [a.model_dump(mode="json") if hasattr(a, "model_dump") else a for a in answer]}
@@ -55,11 +59,17 @@ def expected_answer(m: Mirror, name: str, arguments: dict):
 
 
 async def check_tools(session, m: Mirror) -> None:
-    tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-    assert set(METHODS) <= set(tools) and {"get_study", "count_studies", "field_values", "field_definitions",
-                                           "get_results", "find_eligible"} <= set(tools)
-    for tool in tools.values():
-        assert tool.description and tool.inputSchema["type"] == "object"
+    listed = await session.list_tools()
+    tools = {tool.name: tool for tool in listed.tools}
+    assert set(tools) == {*(n for n, method in METHODS.items() if method.kind != "statistic"), "statistics",
+                          "get_study", "count_studies", "field_values", "field_definitions", "get_results",
+                          "find_eligible"}
+    assert len(listed.model_dump_json(exclude_none=True, by_alias=True)) <= 15_000  # an agent's context pays for it
+    for tool in tools.values():  # described, titled, read-only, typed both ways
+        assert tool.description and tool.title and tool.inputSchema["type"] == "object"
+        assert tool.outputSchema["type"] == "object"
+        assert tool.annotations.readOnlyHint and tool.annotations.idempotentHint
+        assert tool.annotations.openWorldHint is False
     assert tools["get_landscape"].inputSchema["properties"]["condition"]["description"]
     for name, arguments in CALLS:
         result = await session.call_tool(name, arguments)
@@ -70,12 +80,16 @@ async def check_tools(session, m: Mirror) -> None:
                 body["pagination"]["cursor"] = bool(body["pagination"]["cursor"])
         assert result.structuredContent == expected, name
         assert json.loads(result.content[0].text) == result.structuredContent or name == "search"
+        jsonschema.validate(result.structuredContent, tools[name].outputSchema)  # as the SDK's client does too
     for name in tools:  # every tool: an argument it does not take is a typed error, never a traceback
         result = await session.call_tool(name, {"colour": "red"})
         assert result.isError and result.structuredContent["error"]["code"] == "INVALID_INPUT", name
     for name in (n for n, method in METHODS.items() if method.kind == "statistic"):
-        result = await session.call_tool(name, {"condition": "asthma"})
-        assert not result.isError and result.structuredContent == expected_answer(m, name, {"condition": "asthma"})
+        arguments = {"statistic": name, "condition": "asthma"}
+        result = await session.call_tool("statistics", arguments)
+        assert not result.isError and result.structuredContent == expected_answer(m, "statistics", arguments)
+    refused = await session.call_tool("statistics", {"statistic": "stats_by_colour"})
+    assert refused.isError and "stats_by_phase" in refused.structuredContent["error"]["message"]
     for name, arguments, code in [("get_landscape", {"condition": "NASH", "top_n": 0}, "INVALID_INPUT"),
                                   ("get_landscape", {}, "INVALID_INPUT"),
                                   ("search_trials", {"drug": "x", "condition": "y", "colour": "red"}, "INVALID_INPUT"),
@@ -176,12 +190,14 @@ def test_a_server_pinned_to_a_cutoff_leaks_nothing_from_after_it(sample_warehous
                                             ("search", {"condition": condition, "page_size": 50}),
                                             ("search_trials", {"drug": "placebo", "condition": condition}),
                                             ("detect_whitespace", {"drug": "metformin", "condition": condition}),
-                                            ("stats_by_phase", {"condition": condition}),
-                                            ("stats_results_reporting", {"condition": condition}),
+                                            ("statistics", {"statistic": "stats_by_phase", "condition": condition}),
+                                            ("statistics", {"statistic": "stats_results_reporting",
+                                                            "condition": condition}),
                                             ("count_studies", {"query.cond": condition}),
                                             ("find_eligible", {"conditions": [condition], "recruiting_only": False,
                                                                "max_results": 50}),
-                                            ("stats_by_status", {"condition": condition})]:
+                                            ("statistics", {"statistic": "stats_by_status",
+                                                            "condition": condition})]:
                         result = await session.call_tool(name, arguments)
                         assert not result.isError, (name, result.content)
                         answers.append(result.structuredContent)

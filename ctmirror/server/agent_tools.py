@@ -15,17 +15,19 @@ import re
 from datetime import date
 from functools import cache
 from pathlib import Path
-from typing import Any
+from types import UnionType
+from typing import Any, Union, get_args, get_origin
 
 import anyio
 import mcp.types as types
 from mcp.server.lowlevel import Server
+from pydantic import TypeAdapter
 
 from ctmirror import __version__
 from ctmirror import arguments as arguments_
 from ctmirror.core.errors import CtmirrorError, InvalidArgument, NotFound
 from ctmirror.mirror import Mirror
-from ctmirror.registry import METHODS
+from ctmirror.registry import METHODS, STATISTIC_NAMES, StatisticRequest
 from ctmirror.server import v2
 from ctmirror.server.pool import MirrorPool
 from ctmirror.server.records import field_tree
@@ -35,18 +37,18 @@ DEFAULT_LIST_CAP = 25
 
 
 def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """A request model's JSON schema as a tool's input schema (without our CLI's hints)."""
-    properties = {name: {k: v for k, v in field.items() if k not in ("cli", "title")}
+    """A request model's JSON schema as a tool's input schema (without our CLI's hints, compacted)."""
+    properties = {name: compact_input({k: v for k, v in field.items() if k != "cli"})
                   for name, field in schema.get("properties", {}).items()}
-    return {"type": "object", "properties": properties, "required": schema.get("required", []),
-            "additionalProperties": False}
+    return {"type": "object", "properties": properties, "additionalProperties": False,
+            **({"required": schema["required"]} if schema.get("required") else {})}
 
 
 NCT_IDS = {"type": "string", "description": "An NCT identifier, e.g. NCT00711542 (an alias resolves)."}
 V2_QUERY = {
     "type": "object", "additionalProperties": False,
     "properties": {
-        "query.cond": {"type": "string", "description": "Conditions, in Essie syntax (as the v2 API's query.cond)."},
+        "query.cond": {"type": "string", "description": "Conditions (Essie syntax, as the v2 API's)."},
         "query.intr": {"type": "string", "description": "Interventions or drugs (Essie)."},
         "query.term": {"type": "string", "description": "Other terms (Essie): AREA[Phase](PHASE2 OR PHASE3), "
                                                         "AREA[StartDate]RANGE[2020-01-01, MAX], ..."},
@@ -59,13 +61,13 @@ V2_QUERY = {
     },
 }
 EXTRA_TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
-    "get_study": ("A study's full record (the registry's JSON, as of the server's cutoff) by NCT ID, with lists longer "
-                  "than max_list_items cut to that many; `capped` says which lists were cut and their full length.",
+    "get_study": ("A study's registry record (v2 JSON) by NCT ID; lists longer than max_list_items are cut, and "
+                  "`capped` names them with their full length.",
                   {"type": "object", "additionalProperties": False, "required": ["nct_id"],
                    "properties": {"nct_id": NCT_IDS,
                                   "max_list_items": {"type": "integer", "minimum": 1, "maximum": 1000,
                                                      "default": DEFAULT_LIST_CAP}}}),
-    "count_studies": ("How many studies a query finds, with the v2 API's parameters (Essie expressions, filters).",
+    "count_studies": ("How many studies a query finds, in the v2 API's parameters.",
                       V2_QUERY),
     "field_values": ("Values of a field with how many studies have each: OverallStatus, Phase, StudyType, Sex, "
                      "StdAge, LeadSponsorClass, LeadSponsorName, HasResults.",
@@ -78,7 +80,7 @@ EXTRA_TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
                                           "path": {"type": "string", "description": "A dotted path, e.g. "
                                                    "protocolSection.statusModule"}}}),
     "get_results": ("Posted results of up to 20 studies: outcome measures, adverse events, participant flow and "
-                    "baseline, from the stored records (none for a study without results by the cutoff).",
+                    "baseline (none where no results were posted by the cutoff).",
                     {"type": "object", "additionalProperties": False, "required": ["nct_ids"],
                      "properties": {"nct_ids": {"type": "array", "items": NCT_IDS, "minItems": 1,
                                                 "maxItems": MAX_RESULTS_STUDIES}}}),
@@ -101,17 +103,97 @@ def _method_schema(name: str) -> dict[str, Any]:
     return _clean_schema(METHODS[name].request.model_json_schema())
 
 
+# The registry's statistics as one tool, the statistic named by its argument.
+STATISTICS_TOOL = "statistics"
+
+
+@cache
+def _statistics_schema() -> dict[str, Any]:
+    scope = _clean_schema(StatisticRequest.model_json_schema())
+    choice = {"type": "string", "enum": list(STATISTIC_NAMES)}
+    return {**scope, "properties": {"statistic": choice, **scope["properties"]}, "required": ["statistic"]}
+
+
+def _statistics_description() -> str:
+    return ("Counts over the trials in scope (a condition, an intervention, a lead sponsor's words, a cutoff; none: "
+            "every trial), as rows, by what `statistic` names.")
+
+
+TITLES = {
+    "search_trials": "Trials of a drug in a condition", "detect_whitespace": "Is a drug-condition pair untested?",
+    "get_landscape": "Competitive landscape of a condition", "get_terminated": "Stopped trials and why",
+    "get_trial": "One trial", "get_trial_details": "One trial in detail", "search": "Search trials with filters",
+    STATISTICS_TOOL: "Statistics of the trials in scope", "get_study": "A study's registry record",
+    "count_studies": "Count studies (v2 query)", "field_values": "Values of a field",
+    "field_definitions": "Fields of the study record", "get_results": "Posted results",
+    "find_eligible": "Trials a patient could join",
+}
+# Every tool reads an offline mirror: nothing changes, the same call answers the same, nothing outside is reached.
+READ_ONLY = types.ToolAnnotations(readOnlyHint=True, idempotentHint=True, openWorldHint=False)
+
+
+def _listed(model: Any) -> dict[str, Any]:
+    """An answer that is a list, as its structured content holds it: {"results": [...]}."""
+    return {"type": "object", "required": ["results"], "properties": {"results": {"type": "array", "items": model}}}
+
+
+@cache
+def output_schema(name: str) -> dict[str, Any]:
+    """The JSON schema of a tool's structured answer (what run_tool returns on success)."""
+    if name == STATISTICS_TOOL:
+        return _listed({"type": "object"})
+    if name in EXTRA_TOOLS:
+        return {"type": "object", "required": list(EXTRA_OUTPUTS[name]), "properties": EXTRA_OUTPUTS[name]}
+    answer = METHODS[name].answer
+    item = get_args(answer)[0] if get_origin(answer) is list else answer
+    if get_origin(item) in (Union, UnionType):  # Model | None: None is the not-found error, never an answer
+        item = next(arg for arg in get_args(item) if arg is not type(None))
+    schema = _outline(TypeAdapter(item).json_schema(mode="serialization"))
+    return _listed(schema) if get_origin(answer) is list else schema
+
+
+def _outline(schema: dict[str, Any]) -> dict[str, Any]:
+    """A model's answer schema as the names of its fields: what an agent needs to read the answer, at a few percent
+    of the whole schema's characters in its context."""
+    return {"type": "object", "properties": dict.fromkeys(schema.get("properties", {}), {})}
+
+
+def compact_input(node: Any) -> Any:
+    """A request model's input schema without what tells an agent nothing: titles, null defaults, and
+    `anyOf [X, null]` written as one type list."""
+    if isinstance(node, list):
+        return [compact_input(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    branches = node.get("anyOf")
+    if branches and len(branches) == 2 and {"type": "null"} in branches:
+        other = next(branch for branch in branches if branch != {"type": "null"})
+        if isinstance(other.get("type"), str):
+            node = {**{k: v for k, v in node.items() if k != "anyOf"}, **other, "type": [other["type"], "null"]}
+    return {key: {name: compact_input(field) for name, field in value.items()} if key == "properties"
+            else compact_input(value)
+            for key, value in node.items() if key != "title" and not (key == "default" and value is None)}
+
+
+_ARRAY, _OBJECT = {"type": "array"}, {"type": "object"}
+EXTRA_OUTPUTS: dict[str, dict[str, Any]] = {
+    "get_study": {"study": _OBJECT, "capped": _ARRAY},
+    "count_studies": {"total": {"type": "integer"}, "query": _OBJECT},
+    "field_values": {"fields": _ARRAY},
+    "field_definitions": {"fields": _ARRAY},
+    "get_results": {"studies": _ARRAY},
+    "find_eligible": {"funnel": _ARRAY, "studies": _ARRAY, "more": {"type": "boolean"}},
+}
+
+
 def tool_list() -> list[types.Tool]:
-    tools = [types.Tool(name=method.name, description=method.help + _cutoff_note(method.scoped),
-                        inputSchema=_method_schema(method.name)) for method in METHODS.values()]
-    tools += [types.Tool(name=name, description=description, inputSchema=schema)
-              for name, (description, schema) in EXTRA_TOOLS.items()]
-    return tools
-
-
-def _cutoff_note(scoped: bool) -> str:
-    return (" date_before (YYYY-MM-DD) answers as the registry stood that day (strict: nothing published later)."
-            if scoped else "")
+    described = [(method.name, method.help, _method_schema(method.name))
+                 for method in METHODS.values() if method.kind != "statistic"]
+    described.append((STATISTICS_TOOL, _statistics_description(), _statistics_schema()))
+    described += [(name, description, schema) for name, (description, schema) in EXTRA_TOOLS.items()]
+    return [types.Tool(name=name, title=TITLES[name], description=description, inputSchema=schema,
+                       outputSchema=output_schema(name), annotations=READ_ONLY)
+            for name, description, schema in described]
 
 
 # ---- running a tool ----------------------------------------------------------------------------------------
@@ -119,7 +201,15 @@ def run_tool(mirror: Mirror, name: str, arguments: dict[str, Any]) -> dict[str, 
     """A tool's structured answer (always a JSON object); CtmirrorError for a bad call."""
     if not isinstance(arguments, dict):
         raise InvalidArgument("arguments must be an object")
-    if name in METHODS:
+    if name == STATISTICS_TOOL:
+        check_json_types(name, _statistics_schema(), arguments)
+        statistic = arguments.get("statistic")
+        if statistic not in STATISTIC_NAMES:
+            raise InvalidArgument(f"statistics: statistic must be one of {', '.join(STATISTIC_NAMES)}",
+                                  invalid_input=statistic, recovery_hint="Name the statistic you want.")
+        rows = mirror.call(statistic, **{k: v for k, v in arguments.items() if k != "statistic"})
+        return {"results": json.loads(json.dumps(rows, default=str))}
+    if name in METHODS and METHODS[name].kind != "statistic":
         check_json_types(name, _method_schema(name), arguments)
         answer = mirror.call(name, **arguments)
         if answer is None:
@@ -149,7 +239,10 @@ def _type_problem(value: Any, schema: dict[str, Any]) -> str | None:
     if "anyOf" in schema:
         problems = [_type_problem(value, branch) for branch in schema["anyOf"]]
         return None if any(p is None for p in problems) else next(p for p in problems if p)
-    kind = schema.get("type")
+    kinds = schema.get("type")
+    if isinstance(kinds, list):  # ["string", "null"]: null, or the other type's rules
+        return None if value is None else _type_problem(value, {**schema, "type": kinds[0]})
+    kind = kinds
     fits = {"boolean": type(value) is bool, "integer": type(value) is int,
             "number": type(value) in (int, float), "string": isinstance(value, str), "array": isinstance(value, list),
             "object": isinstance(value, dict), "null": value is None}.get(kind, True)
@@ -409,7 +502,7 @@ def build_server(pool: MirrorPool) -> Server:
         when = (arguments or {}).get("date_before")
         dated = f' with date_before="{when}"' if when else ""
         text = (f"Analyse the clinical-trial landscape of {condition}{dated}. Call get_landscape for the competitors "
-                "and phases, stats_by_phase and stats_by_status for the shape of the field, get_terminated for what "
+                "and phases, statistics (stats_by_phase, stats_by_status) for the shape, get_terminated for what "
                 f"failed and why, and detect_whitespace for promising drugs the competitors test but nobody tests in "
                 f"{condition}. Cite NCT IDs; say how many trials each figure rests on.")
         return types.GetPromptResult(description=f"landscape of {condition}", messages=[
