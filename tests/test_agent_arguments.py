@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import date, timedelta
 
 import pytest
@@ -56,3 +57,43 @@ def test_a_cutoff_in_the_future_is_refused_everywhere(m):
         assert refused.value.invalid_input == future
     tomorrow = (date.today() + timedelta(days=1)).isoformat()  # a clock a day ahead of ours is still answered
     assert run_tool(m, "get_landscape", {"condition": "NASH", "date_before": tomorrow})["total_trial_count"] > 0
+
+
+BUDGET = 25_000
+
+
+def test_at_default_arguments_no_answer_exceeds_the_budget_and_what_was_cut_is_said(m):
+    """The broadest questions of the sample, at each tool's default arguments: every answer within 25,000 characters;
+    where lists were cut, `capped` says which and how long they were."""
+    crowded = m.rows("SELECT nct_id FROM locations GROUP BY 1 ORDER BY count(*) DESC LIMIT 1")[0]["nct_id"]
+    with_results = [r["nct_id"] for r in m.rows("SELECT nct_id FROM studies WHERE has_results ORDER BY 1 LIMIT 20")]
+    calls = [("search_trials", {"drug": "placebo", "condition": "cancer"}), ("get_landscape", {"condition": "cancer"}),
+             ("get_terminated", {"query": "cancer"}), ("detect_whitespace", {"drug": "placebo", "condition": "cancer"}),
+             ("search", {"condition": "cancer"}), ("get_trial_details", {"nct_id": crowded}),
+             ("get_trial", {"nct_id": crowded}), ("get_study", {"nct_id": crowded}),
+             *(("statistics", {"statistic": name}) for name in ("stats_by_facility", "stats_by_sponsor",
+                                                                "stats_by_country", "stats_by_start_year")),
+             ("count_studies", {"query.cond": "cancer"}), ("field_values", {"fields": ["LeadSponsorName"]}),
+             ("field_definitions", {}), ("field_definitions", {"query": "date"}),
+             ("get_results", {"nct_ids": with_results}), ("find_eligible", {"conditions": ["cancer"]}),
+             ("find_eligible", {"conditions": ["breast cancer"], "recruiting_only": False})]
+    cut = set()
+    for name, arguments in calls:
+        answer = run_tool(m, name, arguments)
+        assert len(json.dumps(answer)) <= BUDGET, (name, arguments, len(json.dumps(answer)))
+        for capped in answer.get("capped", []):
+            assert capped["kept"] < capped["total"], (name, capped)
+            cut.add(name)
+    # the crowded trial's 1,101 sites, a record's lists, a sponsor field's values, results: said, not dropped silently
+    assert {"get_trial_details", "get_study", "field_values", "get_results", "find_eligible"} <= cut
+    details = run_tool(m, "get_trial_details", {"nct_id": crowded})
+    assert "budget_note" in details and details["capped"][0]["path"] == "locations"
+
+
+def test_a_size_asked_for_is_given_whole(m):
+    default = run_tool(m, "search_trials", {"drug": "placebo", "condition": "cancer"})
+    asked = run_tool(m, "search_trials", {"drug": "placebo", "condition": "cancer", "max_results": 25})
+    assert len(asked["results"]) == 25 and "capped" not in asked and len(json.dumps(asked)) > BUDGET
+    assert default["results"] == asked["results"][:len(default["results"])]
+    page = run_tool(m, "search", {"condition": "cancer"})
+    assert len(page["items"]) == 10 and page["pagination"]["cursor"]  # the tool's own page size, paged on

@@ -186,8 +186,18 @@ EXTRA_OUTPUTS: dict[str, dict[str, Any]] = {
 }
 
 
+@cache
+def _tool_schema(name: str) -> dict[str, Any]:
+    """A method's input schema with the tools' own list sizes as defaults (AGENT_DEFAULTS)."""
+    schema = _method_schema(name)
+    for argument, default in AGENT_DEFAULTS.get(name, {}).items():
+        schema = {**schema, "properties": {**schema["properties"],
+                                           argument: {**schema["properties"][argument], "default": default}}}
+    return schema
+
+
 def tool_list() -> list[types.Tool]:
-    described = [(method.name, method.help, _method_schema(method.name))
+    described = [(method.name, method.help, _tool_schema(method.name))
                  for method in METHODS.values() if method.kind != "statistic"]
     described.append((STATISTICS_TOOL, _statistics_description(), _statistics_schema()))
     described += [(name, description, schema) for name, (description, schema) in EXTRA_TOOLS.items()]
@@ -197,10 +207,88 @@ def tool_list() -> list[types.Tool]:
 
 
 # ---- running a tool ----------------------------------------------------------------------------------------
+# An answer's budget in characters (of its JSON), at default arguments: an agent pays for every one.
+ANSWER_BUDGET = 25_000
+# Tools' list sizes when the caller gives none: smaller than the methods' own defaults (their contracts' sizes for
+# programs), so that an answer fits the budget. The caller can ask for more, up to each argument's maximum.
+AGENT_DEFAULTS: dict[str, dict[str, int]] = {
+    "search_trials": {"max_results": 20}, "get_terminated": {"max_results": 20}, "get_landscape": {"top_n": 10},
+    "search": {"page_size": 10}}
+# The arguments by which a caller asks for a size of its own: then the answer is what was asked, unbudgeted.
+SIZE_ARGUMENTS = ("max_results", "top_n", "page_size", "max_list_items")
+# Lists the budget never cuts: a page of a paginated answer (its cursor goes on after the page's last item).
+PAGED_LISTS = {"search": "items"}
+
+
 def run_tool(mirror: Mirror, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """A tool's structured answer (always a JSON object); CtmirrorError for a bad call."""
+    """A tool's structured answer (always a JSON object), within ANSWER_BUDGET unless the caller asked for a
+    size; CtmirrorError for a bad call."""
     if not isinstance(arguments, dict):
         raise InvalidArgument("arguments must be an object")
+    answer = _answer(mirror, name, {**AGENT_DEFAULTS.get(name, {}), **arguments})
+    if any(size in arguments for size in SIZE_ARGUMENTS):
+        return answer
+    return within_budget(answer, ANSWER_BUDGET, keep=PAGED_LISTS.get(name))
+
+
+def within_budget(answer: dict[str, Any], budget: int, *, keep: str | None = None,
+                  note: bool = True) -> dict[str, Any]:
+    """The answer with its largest lists cut until its JSON is at most `budget` characters: the lists of one path
+    (every study's sites: studies[].locations) are cut together, to as many items each as the excess leaves, the
+    path holding the most characters first (or the lists inside its items, when they hold most of them).
+    `capped` says what was cut (path, items before and after, each list's most) and `budget_note` how to get more.
+    `keep`: a top-level list never cut; note: False for a part of an answer (the note is the whole answer's)."""
+    if len(json.dumps(answer)) <= budget:
+        return answer
+    answer = json.loads(json.dumps(answer))  # a copy to cut
+    room = budget - min(1_500, budget // 4) if note else budget  # for the notes below
+    cut: dict[str, dict[str, Any]] = {}
+    while (size := len(json.dumps(answer))) > room:
+        groups: dict[str, list[tuple[Any, Any, list]]] = {}
+        _list_groups(answer, "", groups)
+        sizes = {path: sum(len(json.dumps(items)) for *_, items in lists) for path, lists in groups.items()
+                 if path != keep and any(len(items) >= 2 for *_, items in lists)}
+        if not sizes:
+            break
+        chosen = max(sizes, key=sizes.__getitem__)
+        for inner in sorted(sizes, key=len, reverse=True):  # the lists inside its items, if they hold most of it
+            if inner.startswith(chosen + "[]") and sizes[inner] >= sizes[chosen] / 2:
+                chosen = inner
+                break
+        lists = groups[chosen]
+        total = sum(len(items) for *_, items in lists)
+        drop = int((size - room) / (sizes[chosen] / total)) + 1
+        longest = max(len(items) for *_, items in lists)
+        most = longest - 1
+        while most > 1 and total - sum(min(len(items), most) for *_, items in lists) < drop:
+            most -= 1
+        for parent, key, items in lists:
+            parent[key] = items[:most]
+        record = cut.setdefault(chosen, {"path": chosen, "total": total})
+        record.update(kept=sum(len(parent[key]) for parent, key, _ in lists), each_at_most=most)
+    answer["capped"] = [*answer.get("capped", []), *cut.values()]
+    if note:
+        answer["budget_note"] = (f"cut to about {budget:,} characters: ask for fewer or more items (max_results, "
+                                 "top_n, page_size, max_list_items, fewer nct_ids), or one study's record with "
+                                 "get_study")
+    return answer
+
+
+def _list_groups(node: Any, path: str, groups: dict[str, list[tuple[Any, Any, list]]]) -> None:
+    """Every list in node by its path (the items of a list named with []: studies[].locations), with its parent and
+    key there."""
+    if isinstance(node, dict):
+        for key, child in node.items():
+            child_path = f"{path}.{key}" if path else key
+            if isinstance(child, list):
+                groups.setdefault(child_path, []).append((node, key, child))
+            _list_groups(child, child_path, groups)
+    elif isinstance(node, list):
+        for child in node:
+            _list_groups(child, f"{path}[]", groups)
+
+
+def _answer(mirror: Mirror, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     if name == STATISTICS_TOOL:
         check_json_types(name, _statistics_schema(), arguments)
         statistic = arguments.get("statistic")
@@ -295,6 +383,16 @@ def _get_study(mirror: Mirror, arguments: dict[str, Any]) -> dict[str, Any]:
     return {"study": _capped(record, cap, "", capped), "capped": capped}
 
 
+def study_resource(record: dict[str, Any]) -> dict[str, Any]:
+    """A record as the study resource gives it: lists cut to DEFAULT_LIST_CAP items, then within the answers'
+    budget; `capped` (when anything was cut) says what and how long it was (get_study gives more on request)."""
+    capped: list[dict[str, Any]] = []
+    shown = _capped(record, DEFAULT_LIST_CAP, "", capped)
+    if capped:
+        shown["capped"] = capped
+    return within_budget(shown, ANSWER_BUDGET)
+
+
 def _capped(node: Any, cap: int, path: str, capped: list[dict[str, Any]]) -> Any:
     if isinstance(node, list):
         if len(node) > cap:
@@ -366,10 +464,12 @@ def _get_results(mirror: Mirror, arguments: dict[str, Any]) -> dict[str, Any]:
             continue
         capped: list[dict[str, Any]] = []
         section = record.get("resultsSection") or {}
-        studies.append({"nct_id": canonical, "has_results": bool(record.get("hasResults")),
-                        **{part: _capped(section[part], DEFAULT_LIST_CAP, part, capped)
-                           for part in RESULT_PARTS if part in section},
-                        "capped": capped})
+        found = {"nct_id": canonical, "has_results": bool(record.get("hasResults")),
+                 **{part: _capped(section[part], DEFAULT_LIST_CAP, part, capped)
+                    for part in RESULT_PARTS if part in section},
+                 "capped": capped}
+        # each study its share of the answer's budget, so that every one asked for is there
+        studies.append(within_budget(found, ANSWER_BUDGET // len(ids), note=False))
     return {"studies": studies}
 
 
@@ -479,7 +579,7 @@ def build_server(pool: MirrorPool) -> Server:
 
         def read(mirror: Mirror) -> str:
             try:
-                return json.dumps(v2.study(mirror, found.group(1), {}, mirror.as_of)[1])
+                return json.dumps(study_resource(v2.study(mirror, found.group(1), {}, mirror.as_of)[1]))
             except v2.V2Error as exc:
                 raise ValueError(str(exc)) from None
 
