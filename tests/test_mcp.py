@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+import select
+import subprocess
 import sys
 from contextlib import asynccontextmanager
 from datetime import date
@@ -226,3 +228,34 @@ def test_a_server_pinned_to_a_cutoff_leaks_nothing_from_after_it(sample_warehous
                     "GROUP BY 1")}
 
     anyio.run(run)
+
+
+def test_a_request_that_is_not_valid_unicode_is_answered_with_an_error_and_the_session_goes_on(sample_warehouse):
+    """A lone surrogate in a raw JSON-RPC line: the SDK cannot read it and only logs; the request gets an error
+    bearing its id, and the next request is answered."""
+    server = subprocess.Popen([sys.executable, "-m", "ctmirror.cli", "-w", str(sample_warehouse), "mcp"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+    def exchange(line: str) -> dict:
+        server.stdin.write(line.encode() + b"\n")
+        server.stdin.flush()
+        while True:
+            ready, _, _ = select.select([server.stdout], [], [], 60)
+            assert ready, f"no reply to {line[:80]}"
+            reply = json.loads(server.stdout.readline())
+            if "id" in reply:  # log notifications aside
+                return reply
+
+    try:
+        exchange(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}))
+        server.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        refused = exchange('{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "get_landscape", '
+                           '"arguments": {"condition": "\\ud800"}}}')
+        assert refused["id"] == 7 and refused["error"]["code"] == -32602 and "Unicode" in refused["error"]["message"]
+        answered = exchange(json.dumps({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {
+            "name": "get_landscape", "arguments": {"condition": "NASH", "top_n": 2}}}))
+        assert answered["id"] == 8 and answered["result"]["structuredContent"]["total_trial_count"] > 0
+    finally:
+        server.kill()
+        server.wait()

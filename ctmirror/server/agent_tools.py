@@ -21,7 +21,8 @@ from typing import Any, Union, get_args, get_origin
 import anyio
 import mcp.types as types
 from mcp.server.lowlevel import Server
-from pydantic import TypeAdapter
+from mcp.shared.message import SessionMessage
+from pydantic import TypeAdapter, ValidationError
 
 from ctmirror import __version__
 from ctmirror import arguments as arguments_
@@ -620,9 +621,38 @@ def run_stdio(root: Path, *, as_of: date | None = None) -> None:
 
     async def main() -> None:
         async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+            messages, replies = anyio.create_memory_object_stream(0)
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(answer_unreadable, read, messages, write)
+                await server.run(replies, write, server.create_initialization_options())
+                tasks.cancel_scope.cancel()
 
     try:
         anyio.run(main)
     finally:
         pool.close()
+
+
+async def answer_unreadable(incoming, forward, write) -> None:
+    """Passes the transport's messages on to the server, and answers each request it could not read (text that is
+    not valid Unicode, such as a lone surrogate, or a malformed message whose id a lenient reading finds) with a
+    JSON-RPC error bearing its id: the SDK would only log it, and the client would wait for ever."""
+    async with forward:
+        async for item in incoming:
+            if not isinstance(item, ValidationError):
+                await forward.send(item)
+                continue
+            line = next((e.get("input") for e in item.errors() if isinstance(e.get("input"), str)), "")
+            try:
+                request = json.loads(line)
+            except ValueError:
+                request = None
+            found = request.get("id") if isinstance(request, dict) else None
+            if not isinstance(found, (str, int)) or isinstance(found, bool):
+                await forward.send(item)  # no request to answer (the SDK logs it)
+                continue
+            message = ("the request is not a JSON-RPC message this server can read (text that is not valid Unicode, "
+                       "such as a lone surrogate, or a malformed message): " + str(item.errors()[0]["msg"])[:200])
+            error = types.JSONRPCError(jsonrpc="2.0", id=found,
+                                       error=types.ErrorData(code=types.INVALID_PARAMS, message=message))
+            await write.send(SessionMessage(types.JSONRPCMessage(error)))
