@@ -28,7 +28,7 @@ from ingest.snapshot import build_snapshot
 pytestmark = pytest.mark.slow  # every test here launches a server
 
 DATE = re.compile(r"^\d{4}-\d{2}(-\d{2})?$")
-CALLS = [("search_trials", {"drug": "tadalafil", "condition": "erectile dysfunction"}),
+CALLS = [("search_trials", {"drug": "tadalafil", "condition": "erectile dysfunction", "max_results": 200}),
          ("detect_whitespace", {"drug": "tadalafil", "condition": "NASH"}),
          ("get_landscape", {"condition": "NASH", "top_n": 3}),
          ("get_terminated", {"query": "erectile dysfunction", "max_results": 5}),
@@ -184,7 +184,9 @@ def test_a_server_pinned_to_a_cutoff_leaks_nothing_from_after_it(sample_warehous
             shown = {r["nct_id"]: r for r in then.rows(
                 "SELECT nct_id, overall_status, has_results, study_first_post_date FROM studies")}
             async with stdio_session(sample_warehouse, "--as-of", cutoff.isoformat()) as (session, init):
-                assert cutoff.isoformat() in init.instructions
+                assert cutoff.isoformat() in init.instructions and "reconstruction" in init.instructions
+                for tool in (await session.list_tools()).tools:  # the pin is the one cutoff it answers at
+                    assert not {"date_before", "holdout"} & set(tool.inputSchema["properties"]), tool.name
                 answers = []
                 for condition in ("cancer", "diabetes", "erectile dysfunction", "asthma", "HIV"):
                     for name, arguments in [("get_landscape", {"condition": condition}),

@@ -197,12 +197,22 @@ def _tool_schema(name: str) -> dict[str, Any]:
     return schema
 
 
-def tool_list() -> list[types.Tool]:
+# What a server pinned to a cutoff (`--as-of`) does not offer: its tools answer as of the pin, nothing else.
+CUTOFF_ARGUMENTS = ("date_before", "holdout")
+
+
+def _pinned(schema: dict[str, Any]) -> dict[str, Any]:
+    return {**schema, "properties": {k: v for k, v in schema["properties"].items() if k not in CUTOFF_ARGUMENTS}}
+
+
+def tool_list(pinned: bool = False) -> list[types.Tool]:
+    """The tools; pinned: a server pinned to a cutoff, whose tools take no cutoff of their own."""
     described = [(method.name, method.help, _tool_schema(method.name))
                  for method in METHODS.values() if method.kind != "statistic"]
     described.append((STATISTICS_TOOL, _statistics_description(), _statistics_schema()))
     described += [(name, description, schema) for name, (description, schema) in EXTRA_TOOLS.items()]
-    return [types.Tool(name=name, title=TITLES[name], description=description, inputSchema=schema,
+    return [types.Tool(name=name, title=TITLES[name], description=description,
+                       inputSchema=_pinned(schema) if pinned else schema,
                        outputSchema=output_schema(name), annotations=READ_ONLY)
             for name, description, schema in described]
 
@@ -226,6 +236,12 @@ def run_tool(mirror: Mirror, name: str, arguments: dict[str, Any]) -> dict[str, 
     size; CtmirrorError for a bad call."""
     if not isinstance(arguments, dict):
         raise InvalidArgument("arguments must be an object")
+    if mirror.as_of is not None and not mirror.frozen:
+        given = [k for k in CUTOFF_ARGUMENTS if k in arguments and str(arguments[k]) != mirror.as_of.isoformat()]
+        if given:
+            raise InvalidArgument(f"{name}: this server answers as of {mirror.as_of} and takes no {given[0]}",
+                                  invalid_input=arguments[given[0]],
+                                  recovery_hint=f"Call it without {given[0]}: every answer is as of {mirror.as_of}.")
     answer = _answer(mirror, name, {**AGENT_DEFAULTS.get(name, {}), **arguments})
     if any(size in arguments for size in SIZE_ARGUMENTS):
         return answer
@@ -524,8 +540,12 @@ TOOLS = {"get_study": _get_study, "count_studies": _count, "field_values": _fiel
 # ---- the server ----------------------------------------------------------------------------------------------
 def instructions(pool: MirrorPool) -> str:
     as_of = pool.as_of
-    when = (f"You live on {as_of.isoformat()}: every tool answers strictly as ClinicalTrials.gov stood that day; "
-            "nothing published later exists for you (no study first posted later, no later status or results)."
+    when = (f"You live on {as_of.isoformat()}: every tool answers as ClinicalTrials.gov stood that day, and no study "
+            "first posted later exists for you. Where the warehouse holds a study's version of that day, you see it "
+            "exactly (as_of_exact true). Where it does not, you see a reconstruction from its oldest later version "
+            "(as_of_exact false): its status is derived for that day and later results and stop reasons are not "
+            "shown, but its other facts (dates, enrollment, title, conditions, sponsor names) are the later "
+            "version's and may reflect what happened after your date."
             if as_of else "Tools answer from the warehouse's current state of the registry; methods take date_before "
                           "to answer as of a past date.")
     return ("ctmirror: an offline mirror of ClinicalTrials.gov. " + when + " Start with get_landscape or "
@@ -545,7 +565,7 @@ def build_server(pool: MirrorPool) -> Server:
 
     @server.list_tools()
     async def list_tools() -> list[types.Tool]:
-        return tool_list()
+        return tool_list(pinned=pool.as_of is not None and not pool.frozen)
 
     @server.call_tool(validate_input=False)  # the registry validates, and says what is wrong with a typed code
     async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
