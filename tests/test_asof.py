@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import re
 import subprocess
 import sys
 from datetime import date, timedelta
@@ -498,3 +499,66 @@ def test_answering_at_any_cutoff_writes_nothing_and_old_snapshot_caches_are_swep
     (wh.root / "snapshots" / "000001-2019-06-01-strict-format3").mkdir(parents=True)  # an older version's cache
     load_paths(wh, [write_ndjson(tmp_path / "b.ndjson", records[300:301])])
     assert not (wh.root / "snapshots").exists()
+
+
+def _facts_after(node, cutoff: date, path: str = "", plan: bool = False, found=None) -> list[tuple[str, str]]:
+    """Dates after the cutoff in a record that are not in a struct typed as a plan (ESTIMATED)."""
+    found = [] if found is None else found
+    if isinstance(node, dict):
+        for key, value in node.items():
+            _facts_after(value, cutoff, f"{path}.{key}" if path else key, node.get("type") == "ESTIMATED", found)
+    elif isinstance(node, list):
+        for item in node:
+            _facts_after(item, cutoff, f"{path}[]", False, found)
+    elif isinstance(node, str) and re.fullmatch(r"\d{4}-\d{2}(-\d{2})?(T[\d:]+)?", node) and not plan:
+        day = node[:10] if len(node) >= 10 else f"{node}-01"
+        if day[5:7] <= "12" and date.fromisoformat(day) > cutoff:
+            found.append((path, node))
+    return found
+
+
+def _structs(node, path: str = "") -> dict[str, dict]:
+    """Every typed date of a record (a DateStruct), by path."""
+    found = {}
+    if isinstance(node, dict):
+        if isinstance(node.get("date"), str) and node.get("type") in ("ACTUAL", "ESTIMATED"):
+            found[path] = node
+        for key, value in node.items():
+            found.update(_structs(value, f"{path}.{key}" if path else key))
+    return found
+
+
+@pytest.mark.slow  # a record read twice, at each of 160 cutoffs and studies
+def test_records_at_a_cutoff_withhold_what_was_recorded_later_and_say_so(sample_warehouse):
+    """A record at a cutoff, as get_study, the v2 API and the resource give it: no date after the cutoff but in a
+    plan, no ACTUAL fact after it relabelled a plan, no ACTUAL enrollment in a reconstruction, no document uploaded
+    after it; what was left out is listed (withheld), and whether the version shown is the cutoff's (as_of_exact)."""
+    from ctmirror.core.sqlfiles import read_sql
+    from ctmirror.server import v2
+
+    rng = random.Random(44)
+    reconstructed = withheld_seen = 0
+    with Mirror(sample_warehouse) as plain:
+        for cutoff in random_cutoffs(seed=44, count=4, first=date(2008, 1, 1), years=17):
+            ids = [r["nct_id"] for r in plain.rows("SELECT nct_id FROM studies_as_of($d)", {"d": cutoff})]
+            with Mirror(sample_warehouse, as_of=cutoff) as then:
+                for nct_id in rng.sample(ids, min(40, len(ids))):
+                    shown_as: dict = {}
+                    _, record = v2.study(then, nct_id, {}, cutoff, shown_as)
+                    assert _facts_after(record, cutoff) == [], (cutoff, nct_id)
+                    row = dict(zip(v2.PAGE_COLUMNS, then.con.execute(read_sql("serve/study_by_id.sql"), {
+                        "nct_id": nct_id, "as_of": cutoff}).fetchone()))
+                    stored = json.loads(v2.stored_texts(then, [row])[0])
+                    for path, struct in _structs(record).items():  # a plan shown was a plan as stored
+                        assert _structs(stored)[path]["type"] == struct["type"], (cutoff, nct_id, path)
+                    enrollment = record["protocolSection"].get("designModule", {}).get("enrollmentInfo", {})
+                    if enrollment:  # shown as stored, never relabelled
+                        assert enrollment == stored["protocolSection"]["designModule"]["enrollmentInfo"]
+                    if not shown_as["as_of_exact"]:
+                        reconstructed += 1
+                        assert enrollment.get("type") != "ACTUAL", (cutoff, nct_id)
+                    for path in shown_as["withheld"]:
+                        withheld_seen += 1
+                        assert path.startswith(("protocolSection", "resultsSection", "documentSection",
+                                                "derivedSection", "annotationSection")), path
+    assert reconstructed > 20 and withheld_seen > 20

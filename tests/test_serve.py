@@ -412,6 +412,12 @@ def test_a_server_pinned_to_a_cutoff_shows_nothing_from_after_it(sample_warehous
                     "lastUpdatePostDateStruct" not in status:  # reconstructed: its event came by the cutoff
                 event = (status.get("primaryCompletionDateStruct") or status.get("completionDateStruct") or {})
                 assert event.get("date", "9999")[:10] <= cutoff.isoformat()
+        exactness = set()
+        for study in studies[:40]:  # one study: whether the version shown is the cutoff's, and what was withheld
+            one = pinned.get(f"/api/v2/studies/{study['protocolSection']['identificationModule']['nctId']}")
+            exactness.add(one.headers["x-ctmirror-as-of-exact"])
+            assert one.json() == study and "x-ctmirror-withheld" in one.headers
+        assert exactness == {"true", "false"}
         trial = pinned.get("/ctmirror/v1/get_trial", params={"nct_id": studies[0]["protocolSection"][
             "identificationModule"]["nctId"]})
         assert trial.status_code == 200 and trial.headers["x-ctmirror-as-of"] == cutoff.isoformat()

@@ -62,31 +62,31 @@ V2_QUERY = {
     },
 }
 EXTRA_TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
-    "get_study": ("A study's registry record (v2 JSON) by NCT ID; lists longer than max_list_items are cut, and "
-                  "`capped` names them with their full length.",
+    "get_study": ("A study's registry record (v2 JSON); longer lists cut to max_list_items (`capped` says which); "
+                  "at a cutoff, `withheld` lists what was recorded later.",
                   {"type": "object", "additionalProperties": False, "required": ["nct_id"],
                    "properties": {"nct_id": NCT_IDS,
                                   "max_list_items": {"type": "integer", "minimum": 1, "maximum": 1000,
                                                      "default": DEFAULT_LIST_CAP}}}),
     "count_studies": ("How many studies a query finds, in the v2 API's parameters.",
                       V2_QUERY),
-    "field_values": ("Values of a field with how many studies have each: OverallStatus, Phase, StudyType, Sex, "
+    "field_values": ("Values of a field and how many studies have each: OverallStatus, Phase, StudyType, Sex, "
                      "StdAge, LeadSponsorClass, LeadSponsorName, HasResults.",
                      {"type": "object", "additionalProperties": False, "required": ["fields"],
                       "properties": {"fields": {"type": "array", "items": {"type": "string"}, "minItems": 1}}}),
-    "field_definitions": ("Find fields of the v2 study record: pieces, paths, types and descriptions matching "
-                          "words, or the children of a path.",
+    "field_definitions": ("Fields of the v2 study record (piece, path, type, description) matching words, or a "
+                          "path's children.",
                           {"type": "object", "additionalProperties": False,
                            "properties": {"query": {"type": "string", "description": "Words to look for."},
                                           "path": {"type": "string", "description": "A dotted path, e.g. "
                                                    "protocolSection.statusModule"}}}),
-    "get_results": ("Posted results of up to 20 studies: outcome measures, adverse events, participant flow and "
-                    "baseline (none where no results were posted by the cutoff).",
+    "get_results": ("Posted results of up to 20 studies: outcome measures, adverse events, participant flow, "
+                    "baseline.",
                     {"type": "object", "additionalProperties": False, "required": ["nct_ids"],
                      "properties": {"nct_ids": {"type": "array", "items": NCT_IDS, "minItems": 1,
                                                 "maxItems": MAX_RESULTS_STUDIES}}}),
-    "find_eligible": ("Trials a patient could join: conditions, age, sex, healthy volunteer, location, recruiting "
-                      "only; with the funnel of how many studies each filter kept.",
+    "find_eligible": ("Trials a patient could join (conditions, age, sex, healthy volunteer, location, "
+                      "recruiting), with how many studies each filter kept.",
                       {"type": "object", "additionalProperties": False, "required": ["conditions"],
                        "properties": {
                            "conditions": {"type": "array", "items": {"type": "string"}, "minItems": 1},
@@ -178,7 +178,7 @@ def compact_input(node: Any) -> Any:
 
 _ARRAY, _OBJECT = {"type": "array"}, {"type": "object"}
 EXTRA_OUTPUTS: dict[str, dict[str, Any]] = {
-    "get_study": {"study": _OBJECT, "capped": _ARRAY},
+    "get_study": {"study": _OBJECT, "capped": _ARRAY, "as_of_exact": {"type": "boolean"}, "withheld": _ARRAY},
     "count_studies": {"total": {"type": "integer"}, "query": _OBJECT},
     "field_values": {"fields": _ARRAY},
     "field_definitions": {"fields": _ARRAY},
@@ -395,9 +395,10 @@ def _get_study(mirror: Mirror, arguments: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(cap, int) or not 1 <= cap <= 1000:
         raise InvalidArgument("max_list_items must be a whole number from 1 to 1000", invalid_input=cap)
     # one ID format everywhere: NCT:05048797 (the contract's) as get_trial takes it
-    _, record = v2.study(mirror, arguments_.nct_id(arguments["nct_id"]), {}, mirror.as_of)
+    shown_as: dict[str, Any] = {}
+    _, record = v2.study(mirror, arguments_.nct_id(arguments["nct_id"]), {}, mirror.as_of, shown_as)
     capped: list[dict[str, Any]] = []
-    return {"study": _capped(record, cap, "", capped), "capped": capped}
+    return {"study": _capped(record, cap, "", capped), "capped": capped, **shown_as}
 
 
 def study_resource(record: dict[str, Any]) -> dict[str, Any]:

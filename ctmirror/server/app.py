@@ -184,7 +184,12 @@ def create_app(settings: Settings) -> Guard:
                 return response
 
         def work(mirror: Mirror) -> Response:
-            return study_response(*v2.study_text(mirror, wanted, params, mirror.as_of))
+            shown_as: dict[str, Any] = {}
+            response = study_response(*v2.study_text(mirror, wanted, params, mirror.as_of, shown_as))
+            if mirror.as_of is not None and shown_as:  # where strict v2 clients look for nothing: headers
+                response.headers["X-Ctmirror-As-Of-Exact"] = "true" if shown_as["as_of_exact"] else "false"
+                response.headers["X-Ctmirror-Withheld"] = ", ".join(shown_as["withheld"])[:4_000]
+            return response
 
         return await answer(request, work, api=True)
 

@@ -23,12 +23,17 @@ def first_day(text: str) -> date:
     return date.fromisoformat(text if len(text) == 10 else f"{text}-01")
 
 
-def record_as_of(record: dict[str, Any], shown: dict[str, Any], as_of: date | None) -> dict[str, Any]:
+def record_as_of(record: dict[str, Any], shown: dict[str, Any], as_of: date | None,
+                 withheld: list[str] | None = None) -> dict[str, Any]:
     """The record as a strict answer at `as_of` shows it: the status, stop reason, results and exactness of the
-    trial_card row the cutoff shows (`shown`, see sql/schema/as_of_rules.sql), and no date after the cutoff
-    given as fact: a later ACTUAL date becomes ESTIMATED, any other later date is left out. None: as stored."""
+    trial_card row the cutoff shows (`shown`, see sql/schema/as_of_rules.sql), and nothing the registry recorded
+    only after the cutoff, withheld rather than relabelled: an ACTUAL date after it (a later fact), another date
+    after it, a document uploaded after it; in a reconstruction (a later version shown for want of the cutoff's),
+    an ACTUAL enrollment (reached later), the references, the last update. `withheld` is given the paths of what
+    was left out. None: as stored."""
     if as_of is None:
         return record
+    out = withheld if withheld is not None else []
     protocol = record.setdefault("protocolSection", {})
     status = protocol.get("statusModule")
     if status is not None:
@@ -39,52 +44,73 @@ def record_as_of(record: dict[str, Any], shown: dict[str, Any], as_of: date | No
             status["lastKnownStatus"] = status.get("lastKnownStatus") or stored
         else:
             status.pop("lastKnownStatus", None)
-        if shown["why_stopped"] is None:
-            status.pop("whyStopped", None)
-        if not shown["as_of_exact"]:
-            status.pop("lastUpdatePostDateStruct", None)
+        if shown["why_stopped"] is None and status.pop("whyStopped", None) is not None:
+            out.append("protocolSection.statusModule.whyStopped")
+        if not shown["as_of_exact"] and status.pop("lastUpdatePostDateStruct", None) is not None:
+            out.append("protocolSection.statusModule.lastUpdatePostDateStruct")
         if not shown["results_posted"]:
             for key in ("resultsFirstPostDateStruct", "resultsFirstSubmitDate", "resultsFirstSubmitQcDate"):
-                status.pop(key, None)
+                if status.pop(key, None) is not None:
+                    out.append(f"protocolSection.statusModule.{key}")
     if not shown["as_of_exact"]:
-        protocol.pop("referencesModule", None)
-        enrollment = protocol.get("designModule", {}).get("enrollmentInfo")
-        if enrollment and enrollment.get("type") == "ACTUAL":
-            enrollment["type"] = "ESTIMATED"
+        if protocol.pop("referencesModule", None) is not None:
+            out.append("protocolSection.referencesModule")
+        design = protocol.get("designModule", {})
+        if (design.get("enrollmentInfo") or {}).get("type") == "ACTUAL":
+            del design["enrollmentInfo"]
+            out.append("protocolSection.designModule.enrollmentInfo")
     if not shown["results_posted"]:
         record["hasResults"] = False
-        record.pop("resultsSection", None)
-    _no_later_dates(record, as_of)
+        if record.pop("resultsSection", None) is not None:
+            out.append("resultsSection")
+    _no_later_dates(record, as_of, "", out)
     return record
 
 
 DATE_TYPES = ("ACTUAL", "ESTIMATED")
+# Fields of a list's items that say when the item came to be: an item dated after the cutoff is left out whole.
+ITEM_DATES = ("date", "uploadDate", "releaseDate", "creationDate", "issuedDate", "postedDate")
 
 
-def _later_event(item: Any, as_of: date) -> bool:
-    """An item of a list of dated events (unposted annotations, submissions, ...) that happened after the cutoff."""
-    return (isinstance(item, dict) and isinstance(item.get("date"), str) and bool(DATE_TEXT.match(item["date"][:10]))
-            and item.get("type") not in DATE_TYPES and first_day(item["date"][:10]) > as_of)
+def _dated_after(text: Any, as_of: date) -> bool:
+    """Whether a value is a date (yyyy-MM or yyyy-MM-dd, a time after it aside) after the cutoff."""
+    if not isinstance(text, str) or not DATE_TEXT.match(text[:10]):
+        return False
+    try:
+        return first_day(text[:10]) > as_of
+    except ValueError:  # "2011-13": no month of a year
+        return False
 
 
-def _no_later_dates(node: Any, as_of: date) -> None:
+def _later_item(item: Any, as_of: date) -> bool:
+    """An item of a list that came to be after the cutoff: a dated event (unposted annotations, submissions) or a
+    document uploaded after it. A DateStruct-like item (a typed date) is not an event."""
+    return isinstance(item, dict) and item.get("type") not in DATE_TYPES and \
+        any(_dated_after(item.get(key), as_of) for key in ITEM_DATES)
+
+
+def _no_later_dates(node: Any, as_of: date, path: str, out: list[str]) -> None:
     if isinstance(node, list):
-        node[:] = [item for item in node if not _later_event(item, as_of)]
+        kept = [item for item in node if not _later_item(item, as_of)]
+        if len(kept) < len(node):
+            out.append(f"{path}[]")
+        node[:] = kept
         for item in node:
-            _no_later_dates(item, as_of)
+            _no_later_dates(item, as_of, f"{path}[]", out)
         return
     if not isinstance(node, dict):
         return
-    if isinstance(node.get("date"), str) and DATE_TEXT.match(node["date"]) and node.get("type") in DATE_TYPES:
-        if first_day(node["date"]) > as_of and node["type"] == "ACTUAL":  # a DateStruct: a later fact is a plan
-            node["type"] = "ESTIMATED"
     for key in list(node):
         value = node[key]
-        if key in LATER_DATES_DROPPED and isinstance(value, str) and DATE_TEXT.match(value[:10]) \
-                and node.get("type") not in DATE_TYPES and first_day(value[:10]) > as_of:
+        where = f"{path}.{key}" if path else key
+        if isinstance(value, dict) and value.get("type") == "ACTUAL" and _dated_after(value.get("date"), as_of):
+            del node[key]  # a DateStruct of a fact after the cutoff: not known then, and not a plan
+            out.append(where)
+        elif key in LATER_DATES_DROPPED and node.get("type") not in DATE_TYPES and _dated_after(value, as_of):
             del node[key]
+            out.append(where)
         else:
-            _no_later_dates(value, as_of)
+            _no_later_dates(value, as_of, where, out)
 
 
 @cache

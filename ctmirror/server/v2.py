@@ -599,9 +599,17 @@ def page_json(page: dict[str, Any]) -> bytes:
     return b'{"studies":[' + b",".join(page["studies"]) + b"]" + (b"," + rest[1:] if len(rest) > 2 else b"}")
 
 
-def stored_records(mirror: Mirror, shown: list[dict[str, Any]], as_of: date | None) -> list[dict[str, Any]]:
-    """The stored records of the rows shown, in their order, as of the cutoff."""
-    return [record_as_of(json.loads(text), row, as_of) for row, text in zip(shown, stored_texts(mirror, shown))]
+def stored_records(mirror: Mirror, shown: list[dict[str, Any]], as_of: date | None,
+                   withheld: list[list[str]] | None = None) -> list[dict[str, Any]]:
+    """The stored records of the rows shown, in their order, as of the cutoff; `withheld` is given, per record,
+    the paths record_as_of left out."""
+    records = []
+    for row, text in zip(shown, stored_texts(mirror, shown)):
+        out: list[str] = []
+        records.append(record_as_of(json.loads(text), row, as_of, out))
+        if withheld is not None:
+            withheld.append(out)
+    return records
 
 
 def stored_texts(mirror: Mirror, shown: list[dict[str, Any]]) -> list[bytes | str]:
@@ -699,20 +707,27 @@ def _study_params(params: dict[str, str]) -> list[tuple[str, ...]] | None:
         raise V2Error(f"fields: {str(exc)!r} is not a field of the study record") from None
 
 
-def study_text(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: date | None) -> tuple[str, bytes]:
+def study_text(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: date | None,
+               shown_as: dict[str, Any] | None = None) -> tuple[str, bytes]:
     """(canonical NCT ID, JSON body) of GET /api/v2/studies/{nctId}: the current state's whole record is served as
-    stored, found without a query; a record at a cutoff or projected is shaped from it."""
+    stored, found without a query; a record at a cutoff or projected is shaped from it. shown_as: see study()."""
     found = _current_text(mirror, nct_id, params, as_of)
     if found is not None:
         return found
-    canonical, record = study_by_query(mirror, nct_id, params, as_of)
+    canonical, record = study_by_query(mirror, nct_id, params, as_of, shown_as)
     return canonical, json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def study(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: date | None) -> tuple[str, dict[str, Any]]:
-    """(canonical NCT ID, record) of GET /api/v2/studies/{nctId}; V2Error 404 when there is none at the cutoff."""
+def study(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: date | None,
+          shown_as: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    """(canonical NCT ID, record) of GET /api/v2/studies/{nctId}; V2Error 404 when there is none at the cutoff.
+    shown_as: given as_of_exact and withheld (see study_by_query)."""
     found = _current_text(mirror, nct_id, params, as_of)
-    return (found[0], json.loads(found[1])) if found is not None else study_by_query(mirror, nct_id, params, as_of)
+    if found is not None:
+        if shown_as is not None:
+            shown_as.update(as_of_exact=True, withheld=[])
+        return found[0], json.loads(found[1])
+    return study_by_query(mirror, nct_id, params, as_of, shown_as)
 
 
 def _current_text(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: date | None) -> tuple[str, bytes] | None:
@@ -745,16 +760,21 @@ def loaded_current_text(root: Path, state_id: str, nct_id: str, params: dict[str
     return None if studies is None else _stored_text(studies, root, nct_id)
 
 
-def study_by_query(mirror: Mirror, nct_id: str, params: dict[str, str],
-                   as_of: date | None) -> tuple[str, dict[str, Any]]:
-    """study() through sql/serve/study_by_id.sql: the row a cutoff shows, its record shaped as of it."""
+def study_by_query(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: date | None,
+                   shown_as: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    """study() through sql/serve/study_by_id.sql: the row a cutoff shows, its record shaped as of it; `shown_as`
+    is given whether it is exact and what was withheld (`as_of_exact`, `withheld`)."""
     paths = _study_params(params)
     wanted = canonical_nct_id(nct_id)
     rows = mirror.con.execute(read_sql("serve/study_by_id.sql"), {"nct_id": wanted, "as_of": as_of}).fetchall()
     if not rows:
         raise V2Error(f"Study not found: {wanted}" + (f" (as of {as_of})" if as_of else ""), status=404)
     shown = dict(zip(PAGE_COLUMNS, rows[0]))
-    return shown["nct_id"], shape(stored_records(mirror, [shown], as_of)[0], paths)
+    withheld: list[list[str]] = []
+    record = stored_records(mirror, [shown], as_of, withheld)[0]
+    if shown_as is not None:
+        shown_as.update(as_of_exact=bool(shown["as_of_exact"]) if as_of else True, withheld=withheld[0])
+    return shown["nct_id"], shape(record, paths)
 
 
 VALUE_FIELDS = ("OverallStatus", "Phase", "StudyType", "Sex", "StdAge", "LeadSponsorClass", "LeadSponsorName",
