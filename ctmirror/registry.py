@@ -69,10 +69,10 @@ def _cli(flag: str | None = None, *, positional: bool = False) -> dict:
     return {"cli": "argument" if positional else (flag,)}
 
 
-DATE_BEFORE = Field(None, description="YYYY-MM-DD: answer as the registry stood that day.",
+DATE_BEFORE = Field(None, description="Answer as the registry stood that day.",
                     json_schema_extra={"cli": ("--date-before", "--as-of")})
-HOLDOUT = Field("strict", description="strict: nothing published after date_before; first_posted: trials first "
-                "posted by then, as they are today.")
+HOLDOUT = Field("strict", description="strict: nothing published after date_before; first_posted: trials posted "
+                "by then, as they are today.")
 
 
 class Request(BaseModel):

@@ -97,3 +97,24 @@ def test_a_size_asked_for_is_given_whole(m):
     assert default["results"] == asked["results"][:len(default["results"])]
     page = run_tool(m, "search", {"condition": "cancer"})
     assert len(page["items"]) == 10 and page["pagination"]["cursor"]  # the tool's own page size, paged on
+
+
+def test_a_patients_trials_and_their_landscape_in_two_calls_within_30000_characters(m):
+    """The task of an agent: recruiting phase 3 trials of HER2-positive breast cancer that a 55-year-old woman in
+    Germany could join, and the competitive landscape. Two tool calls answer it in under 30,000 characters, with the
+    trials the search method finds under the same filters, and only the sites in Germany."""
+    patient = {"conditions": ["HER2-positive breast cancer"], "age_years": 55, "sex": "FEMALE",
+               "location": "Germany", "phases": ["PHASE3"]}
+    eligible = run_tool(m, "find_eligible", patient)
+    landscape = run_tool(m, "get_landscape", {"condition": "HER2-positive breast cancer"})
+    assert len(json.dumps(eligible)) + len(json.dumps(landscape)) <= 30_000
+    found = {s["protocolSection"]["identificationModule"]["nctId"] for s in eligible["studies"]}
+    expected = {item.nct_id.replace("NCT:", "NCT") for item in m.search(
+        condition="HER2-positive breast cancer", status=["RECRUITING"], phase="PHASE3", location="Germany",
+        sex="FEMALE", min_age=55, page_size=200).items}
+    assert found == expected and len(found) >= 2
+    for study in eligible["studies"]:
+        sites = study["protocolSection"]["contactsLocationsModule"]["locations"]
+        assert sites and all(site["country"] == "Germany" for site in sites)
+        assert study["sitesElsewhere"] >= 0
+    assert landscape["total_trial_count"] >= len(found) and landscape["competitors"]

@@ -27,6 +27,7 @@ from pydantic import TypeAdapter, ValidationError
 from ctmirror import __version__
 from ctmirror import arguments as arguments_
 from ctmirror.core.errors import CtmirrorError, InvalidArgument, NotFound
+from ctmirror.core.words import search_norm
 from ctmirror.mirror import Mirror
 from ctmirror.registry import METHODS, STATISTIC_NAMES, StatisticRequest
 from ctmirror.server import v2
@@ -34,6 +35,7 @@ from ctmirror.server.pool import MirrorPool
 from ctmirror.server.records import field_tree
 
 MAX_RESULTS_STUDIES = 20
+PHASES = ("EARLY_PHASE1", "PHASE1", "PHASE2", "PHASE3", "PHASE4", "NA")
 DEFAULT_LIST_CAP = 25
 
 
@@ -93,7 +95,8 @@ EXTRA_TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
                            "age_years": {"type": "number", "minimum": 0, "maximum": 130},
                            "sex": {"type": "string", "enum": ["FEMALE", "MALE"]},
                            "healthy_volunteer": {"type": "boolean"},
-                           "location": {"type": "string", "description": "'Boston, MA', 'Germany'"},
+                           "location": {"type": "string", "description": "'Boston, MA', 'Germany': sites there"},
+                           "phases": {"type": "array", "items": {"type": "string", "enum": list(PHASES)}},
                            "recruiting_only": {"type": "boolean", "default": True},
                            "max_results": {"type": "integer", "minimum": 1, "maximum": 200, "default": 20}}}),
 }
@@ -116,8 +119,8 @@ def _statistics_schema() -> dict[str, Any]:
 
 
 def _statistics_description() -> str:
-    return ("Counts over the trials in scope (a condition, an intervention, a lead sponsor's words, a cutoff; none: "
-            "every trial), as rows, by what `statistic` names.")
+    return ("Counts of the trials in scope (condition, intervention, lead sponsor words, cutoff; none: all), by "
+            "what `statistic` names.")
 
 
 TITLES = {
@@ -498,11 +501,20 @@ def _find_eligible(mirror: Mirror, arguments: dict[str, Any]) -> dict[str, Any]:
     limit = arguments.get("max_results", 20)
     if not isinstance(limit, int) or not 1 <= limit <= 200:
         raise InvalidArgument("max_results must be a whole number from 1 to 200", invalid_input=limit)
-    quoted = " OR ".join('"' + re.sub(r'["()]', " ", c).strip() + '"' for c in conditions)
-    stages: list[tuple[str, dict[str, str]]] = [("conditions", {"query.cond": quoted})]
+    # each condition as its words, as the live API matches an unquoted query.cond (not a phrase): Essie's own
+    # characters taken out, so a name is never read as an expression
+    words = [re.sub(r'["()\[\]^*]|\b(AND|OR|NOT)\b', " ", c).strip() for c in conditions]
+    stages: list[tuple[str, dict[str, str]]] = [
+        ("conditions", {"query.cond": " OR ".join(f"({w})" for w in words if w) or '""'})]
     terms: list[str] = []
     if arguments.get("recruiting_only", True):
         stages.append(("recruiting", {"filter.overallStatus": "RECRUITING"}))
+    phases = arguments.get("phases")
+    if phases:
+        if not isinstance(phases, list) or not set(phases) <= set(PHASES):
+            raise InvalidArgument(f"phases must be a list of {', '.join(PHASES)}", invalid_input=phases)
+        terms.append("AREA[Phase](" + " OR ".join(phases) + ")")
+        stages.append(("phases", {"query.term": " AND ".join(terms)}))
     age = arguments.get("age_years")
     if age is not None:
         if not isinstance(age, (int, float)) or not 0 <= age <= 130:
@@ -529,7 +541,28 @@ def _find_eligible(mirror: Mirror, arguments: dict[str, Any]) -> dict[str, Any]:
         funnel.append({"stage": stage, "studies": page["totalCount"]})
     page, _ = v2.studies(mirror, {**params, "pageSize": str(limit), "fields": ",".join(ELIGIBLE_FIELDS)},
                          mirror.as_of)
-    return {"funnel": funnel, "studies": page["studies"], "more": "nextPageToken" in page}
+    studies = page["studies"]
+    if arguments.get("location"):
+        studies = [_sites_near(study, str(arguments["location"])) for study in studies]
+    return {"funnel": funnel, "studies": studies, "more": "nextPageToken" in page}
+
+
+def _sites_near(study: dict[str, Any], location: str) -> dict[str, Any]:
+    """A study with its sites in the asked location alone (each comma-separated part of it in one site's facility,
+    city, state, zip or country, as query.locn matches them); sitesElsewhere counts the others."""
+    sites = study.get("protocolSection", {}).get("contactsLocationsModule", {}).get("locations")
+    if not sites:
+        return study
+    parts = [search_norm(part).strip() for part in location.split(",") if search_norm(part).strip()]
+
+    def near(site: dict[str, Any]) -> bool:  # search_norm's text is padded with a space each side
+        text = search_norm(" ".join(str(site.get(k) or "") for k in ("facility", "city", "state", "zip", "country")))
+        return all(f" {part} " in text for part in parts)
+
+    kept = [site for site in sites if near(site)]
+    study["protocolSection"]["contactsLocationsModule"]["locations"] = kept
+    study["sitesElsewhere"] = len(sites) - len(kept)
+    return study
 
 
 ELIGIBLE_FIELDS = ("NCTId", "BriefTitle", "OverallStatus", "Condition", "Phase", "MinimumAge", "MaximumAge", "Sex",
