@@ -507,6 +507,9 @@ def serve(
     = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="TCP port.")] = 8000,
     as_of: Annotated[Optional[str], typer.Option("--as-of", help="Answer everything strictly as of this date.")] = None,
+    exact_only: Annotated[bool, typer.Option(
+        "--exact-only", help="With --as-of: only studies whose version of that day the warehouse holds (no "
+                             "reconstruction; leak-proof backtests).")] = False,
     workers: Annotated[int, typer.Option("--workers", help="Worker processes, each with its own readers.")] = 1,
     readers: Annotated[Optional[int], typer.Option(
         "--readers", help="Queries a worker runs at once (default: the machine's cores shared among the workers).")]
@@ -535,7 +538,7 @@ def serve(
     readers = readers or max(1, CORES // workers)  # a query runs on one core: more at once stretch each one
     root = Warehouse(options.warehouse).root
     settings = Settings(root, as_of=arguments.cutoff(as_of), sql=sql, readers=readers, host=host,
-                        allow_hosts=tuple(allow_host or ()), sql_memory_limit=sql_memory_limit)
+                        allow_hosts=tuple(allow_host or ()), sql_memory_limit=sql_memory_limit, exact_only=exact_only)
     Mirror(root, as_of=settings.as_of).close()  # a wrong folder fails here, with the warehouse's own message
     say(f"serving {root} on http://{host}:{port} (/api/v2, /ctmirror/v1)"
         + (f" as of {settings.as_of}" if settings.as_of else ""))
@@ -546,6 +549,9 @@ def serve(
 def mcp_command(
     as_of: Annotated[Optional[str], typer.Option("--as-of", help="Answer every tool strictly as of this date.")]
     = None,
+    exact_only: Annotated[bool, typer.Option(
+        "--exact-only", help="With --as-of: only studies whose version of that day the warehouse holds (no "
+                             "reconstruction; leak-proof backtests).")] = False,
 ) -> None:
     """Agent tools over the Model Context Protocol, on stdin/stdout: every method and statistic, a study record,
     counts, field values and definitions, posted results, find_eligible. Add it to an MCP client's configuration
@@ -556,7 +562,7 @@ def mcp_command(
     from ctmirror import arguments
     from ctmirror.server.agent_tools import run_stdio
 
-    run_stdio(Warehouse(options.warehouse).root, as_of=arguments.cutoff(as_of))
+    run_stdio(Warehouse(options.warehouse).root, as_of=arguments.cutoff(as_of), exact_only=exact_only)
 
 
 @app.command()

@@ -84,6 +84,8 @@ class Methods:
         if call["date_before"] is None:  # a pinned mirror's calls are as of its cutoff (get_landscape's today too)
             call["date_before"] = self.as_of
         call["as_of"] = self._scope(call["date_before"], request["holdout"])
+        if request["holdout"] == "exact" and not self.exact_only:  # strict, on this state's exact-only reader
+            return self.exact_sibling(), call
         return self, call
 
 

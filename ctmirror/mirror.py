@@ -41,7 +41,7 @@ class Mirror(Methods):
 
     def __init__(self, warehouse: str | Path | None = None, *, state: str | None = None,
                  as_of: date | str | None = None, threads: int | None = None,
-                 memory_limit: str | None = None) -> None:
+                 memory_limit: str | None = None, exact_only: bool = False) -> None:
         record_pandas_absent()
         self.lock = threading.RLock()  # every use of the connection and of the call state below holds it
         self.warehouse = Warehouse(warehouse)
@@ -52,6 +52,8 @@ class Mirror(Methods):
         self.argument_tables: set[str] = set()  # the statements that made the methods' arguments tables here
         self.as_of: date | None = None
         self._threads, self._memory_limit = threads, memory_limit
+        # at a cutoff, only studies whose version of that day is held (no reconstruction): leak-proof backtests
+        self.exact_only = exact_only
         self._lease: weakref.finalize | None = None  # the state's lease (Warehouse.lease) while this Mirror is open
         manifest = self.warehouse.root / "snapshot.json"
         self._is_snapshot = manifest.exists()
@@ -94,7 +96,7 @@ class Mirror(Methods):
                                       "untouched), or `ctmirror rebuild` if that fails")
         try:
             self.con = open_reader(self.state.catalog, *self._folders(), threads=self._threads,
-                                   memory_limit=self._memory_limit)
+                                   memory_limit=self._memory_limit, exact_only=self.exact_only)
         except duckdb.Error as exc:
             raise WarehouseError(f"cannot open the catalog of state {self.state.state_id}: "
                                  f"{str(exc).splitlines()[0]}",
@@ -267,6 +269,15 @@ class Mirror(Methods):
             other = self._pinned.get(state_id)
             if other is None:
                 other = self._pinned[state_id] = Mirror(self.warehouse.root, state=state_id)
+            return other
+
+    def exact_sibling(self) -> Mirror:
+        """This state as an exact-only reader reads it (holdout="exact"): at a cutoff, no reconstructed study."""
+        with self.lock:
+            other = self._pinned.get("exact")
+            if other is None:
+                other = self._pinned["exact"] = Mirror(self.warehouse.root, state=self.state_id, as_of=self.as_of,
+                                                       threads=self._threads, exact_only=True)
             return other
 
     def close(self) -> None:

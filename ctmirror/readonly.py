@@ -34,11 +34,12 @@ class QueryFailed(InputError):
 
 
 def open_reader(catalog: Path, root: Path, allowed: Iterable[Path], *, threads: int | None = None,
-                memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
+                memory_limit: str | None = None, exact_only: bool = False) -> duckdb.DuckDBPyConnection:
     """A locked connection to `catalog`. root: the folder its views name their files relative to (a warehouse,
     or a snapshot folder); allowed: the only folders it may read below; threads: DuckDB's threads for its queries
-    (None: one a core); memory_limit: DuckDB's for the whole connection (None: its default). A reader never
-    spills to disk: a query over its memory fails rather than write a temporary file."""
+    (None: one a core); memory_limit: DuckDB's for the whole connection (None: its default); exact_only: at a
+    cutoff, no reconstructed study shown (sql/session/exact_only.sql). A reader never spills to disk: a query over
+    its memory fails rather than write a temporary file."""
     con = duckdb.connect(":memory:", config=READER_CONFIG)
     try:
         con.execute(read_sql("session/quiet.sql"))
@@ -51,6 +52,8 @@ def open_reader(catalog: Path, root: Path, allowed: Iterable[Path], *, threads: 
             con.execute(read_sql("session/threads.sql"), {"threads": threads})
         if memory_limit is not None:
             con.execute(read_sql("session/memory_limit.sql"), {"limit": memory_limit})
+        if exact_only:
+            con.execute(read_sql("session/exact_only.sql"))
         con.execute(read_sql("session/allowed_directories.sql"),
                     {"folders": [str(folder).rstrip("/") + "/" for folder in allowed]})
         con.execute(read_sql("session/lock_reader.sql"))

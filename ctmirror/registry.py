@@ -33,7 +33,7 @@ from ctmirror.models import (
 )
 
 MAX_RESULTS = 10_000
-HOLDOUTS = ("strict", "first_posted")
+HOLDOUTS = ("strict", "first_posted", "exact")
 
 
 # ---- argument types: each validated by the rule of ctmirror.arguments, named by its field ----------------------
@@ -53,14 +53,15 @@ def _limits(low: int, high: int) -> WithJsonSchema:
 def _holdout(value: object) -> str:
     if value not in HOLDOUTS:
         raise InvalidArgument(f"holdout must be one of: {', '.join(HOLDOUTS)}", invalid_input=value,
-                              recovery_hint="use holdout='strict' (leakage-safe) or 'first_posted'")
+                              recovery_hint="use holdout='strict' (leakage-safe), 'exact' (no reconstructed "
+                                            "study) or 'first_posted'")
     return value  # type: ignore[return-value]
 
 
 Text = Annotated[str, _named(arg.text)]
 OptionalText = Annotated[str | None, _named(arg.optional_text)]
 Cutoff = Annotated[date | None, BeforeValidator(arg.cutoff)]
-Holdout = Annotated[Literal["strict", "first_posted"], BeforeValidator(_holdout)]
+Holdout = Annotated[Literal["strict", "first_posted", "exact"], BeforeValidator(_holdout)]
 NctId = Annotated[str, BeforeValidator(arg.nct_id)]
 
 
@@ -71,8 +72,8 @@ def _cli(flag: str | None = None, *, positional: bool = False) -> dict:
 
 DATE_BEFORE = Field(None, description="Answer as the registry stood that day.",
                     json_schema_extra={"cli": ("--date-before", "--as-of")})
-HOLDOUT = Field("strict", description="strict: nothing published after date_before; first_posted: trials posted "
-                "by then, as they are today.")
+HOLDOUT = Field("strict", description="strict: nothing published later; exact: nor any reconstructed study; "
+                "first_posted: trials posted by then, as today.")
 
 
 class Request(BaseModel):

@@ -562,3 +562,32 @@ def test_records_at_a_cutoff_withhold_what_was_recorded_later_and_say_so(sample_
                         assert path.startswith(("protocolSection", "resultsSection", "documentSection",
                                                 "derivedSection", "annotationSection")), path
     assert reconstructed > 20 and withheld_seen > 20
+
+
+def test_exact_only_shows_no_reconstructed_study_and_holdout_exact_is_the_same(sample_warehouse):
+    """Mirror(as_of=..., exact_only=True) (serve and mcp --exact-only) and holdout="exact": at a cutoff, only the
+    studies whose version of that day the warehouse holds; a reconstructed one is not found."""
+    from ctmirror.server import v2
+
+    cutoff = date(2015, 1, 1)
+    calls = [("search_trials", {"drug": "placebo", "condition": "cancer"}), ("get_landscape", {"condition": "cancer"}),
+             ("get_terminated", {"query": "cancer"}),
+             ("detect_whitespace", {"drug": "metformin", "condition": "diabetes"}),
+             ("search", {"condition": "cancer", "page_size": 200}), ("stats_by_status", {"condition": "cancer"})]
+    with Mirror(sample_warehouse, as_of=cutoff) as strict, \
+            Mirror(sample_warehouse, as_of=cutoff, exact_only=True) as exact, Mirror(sample_warehouse) as now:
+        reconstructed = [t.nct_id for t in strict.search_trials("placebo", "cancer") if not t.as_of_exact]
+        assert reconstructed, "the sample has reconstructions at this cutoff"
+        for nct_id in reconstructed:
+            assert strict.get_trial(nct_id) is not None and exact.get_trial(nct_id) is None
+            with pytest.raises(v2.V2Error):
+                v2.study(exact, nct_id, {}, cutoff)
+        for name, arguments in calls:
+            shown = exact.call(name, **arguments)
+            assert now.call(name, **arguments, date_before=cutoff, holdout="exact") == shown, name
+        trials = exact.search_trials("placebo", "cancer")
+        assert trials and all(t.as_of_exact for t in trials)
+        assert {t.nct_id for t in trials} < {t.nct_id for t in strict.search_trials("placebo", "cancer")}
+        assert exact.search(condition="cancer").pagination.total_count < \
+            strict.search(condition="cancer").pagination.total_count
+        assert exact.get_landscape("cancer").total_trial_count < strict.get_landscape("cancer").total_trial_count

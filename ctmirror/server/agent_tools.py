@@ -47,19 +47,19 @@ def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
             **({"required": schema["required"]} if schema.get("required") else {})}
 
 
-NCT_IDS = {"type": "string", "description": "An NCT identifier, e.g. NCT00711542 (an alias resolves)."}
+NCT_IDS = {"type": "string", "description": "An NCT ID, e.g. NCT00711542."}
 V2_QUERY = {
     "type": "object", "additionalProperties": False,
     "properties": {
         "query.cond": {"type": "string", "description": "Conditions (Essie syntax, as the v2 API's)."},
-        "query.intr": {"type": "string", "description": "Interventions or drugs (Essie)."},
-        "query.term": {"type": "string", "description": "Other terms (Essie): AREA[Phase](PHASE2 OR PHASE3), "
-                                                        "AREA[StartDate]RANGE[2020-01-01, MAX], ..."},
-        "query.locn": {"type": "string", "description": "A place: 'Boston, MA', 'Germany'."},
+        "query.intr": {"type": "string", "description": "Drugs or interventions."},
+        "query.term": {"type": "string", "description": "Other terms (Essie), e.g. "
+                                                        "AREA[StartDate]RANGE[2020-01-01, MAX]"},
+        "query.locn": {"type": "string", "description": "A place, e.g. 'Germany'."},
         "query.spons": {"type": "string", "description": "Lead sponsor or collaborator."},
         "query.titles": {"type": "string", "description": "Title or acronym words."},
-        "filter.overallStatus": {"type": "string", "description": "Statuses, comma-separated: RECRUITING,..."},
-        "aggFilters": {"type": "string", "description": "phase:2 3,sex:f,studyType:int,results:with ..."},
+        "filter.overallStatus": {"type": "string", "description": "Statuses, comma-separated"},
+        "aggFilters": {"type": "string", "description": "e.g. phase:2 3,sex:f"},
         "filter.geo": {"type": "string", "description": "distance(lat,lon,50mi)"},
     },
 }
@@ -580,6 +580,8 @@ def instructions(pool: MirrorPool) -> str:
             "(as_of_exact false): its status is derived for that day and later results and stop reasons are not "
             "shown, but its other facts (dates, enrollment, title, conditions, sponsor names) are the later "
             "version's and may reflect what happened after your date."
+            + (" This server shows no reconstruction: only the studies whose version of that day is held."
+               if pool.exact_only else " A server started with --exact-only shows no reconstruction.")
             if as_of else "Tools answer from the warehouse's current state of the registry; methods take date_before "
                           "to answer as of a past date.")
     return ("ctmirror: an offline mirror of ClinicalTrials.gov. " + when + " Start with get_landscape or "
@@ -666,11 +668,11 @@ def build_server(pool: MirrorPool) -> Server:
     return server
 
 
-def run_stdio(root: Path, *, as_of: date | None = None) -> None:
+def run_stdio(root: Path, *, as_of: date | None = None, exact_only: bool = False) -> None:
     """`ctmirror mcp`: the server on stdin/stdout until the client closes it."""
     from mcp.server.stdio import stdio_server
 
-    pool = MirrorPool(root, as_of=as_of)
+    pool = MirrorPool(root, as_of=as_of, exact_only=exact_only)
     server = build_server(pool)
 
     async def main() -> None:

@@ -70,9 +70,10 @@ SQL_ROW_LIMIT = 10_000
 class Settings:
     def __init__(self, warehouse: Path, *, as_of: date | None = None, sql: bool = False, readers: int = 2,
                  sql_timeout: float = 30.0, sql_memory_limit: str = SQL_MEMORY_LIMIT, host: str = "127.0.0.1",
-                 allow_hosts: tuple[str, ...] = ()) -> None:
+                 allow_hosts: tuple[str, ...] = (), exact_only: bool = False) -> None:
         self.warehouse, self.as_of, self.sql, self.readers, self.sql_timeout = \
             Path(warehouse), as_of, sql, readers, sql_timeout
+        self.exact_only = exact_only
         self.sql_memory_limit = sql_memory_limit
         self.host, self.allow_hosts = host, tuple(allow_hosts)
 
@@ -85,13 +86,15 @@ class Settings:
                    readers=int(os.environ.get("CTMIRROR_SERVE_READERS", "2")),
                    sql_memory_limit=os.environ.get("CTMIRROR_SERVE_SQL_MEMORY", SQL_MEMORY_LIMIT),
                    host=os.environ.get("CTMIRROR_SERVE_HOST", "127.0.0.1"),
-                   allow_hosts=tuple(h for h in os.environ.get("CTMIRROR_SERVE_ALLOW_HOSTS", "").split(",") if h))
+                   allow_hosts=tuple(h for h in os.environ.get("CTMIRROR_SERVE_ALLOW_HOSTS", "").split(",") if h),
+                   exact_only=os.environ.get("CTMIRROR_SERVE_EXACT_ONLY") == "1")
 
     def to_environment(self) -> dict[str, str]:
         return {"CTMIRROR_WAREHOUSE": str(self.warehouse), "CTMIRROR_SERVE_AS_OF": str(self.as_of or ""),
                 "CTMIRROR_SERVE_SQL": "1" if self.sql else "0", "CTMIRROR_SERVE_READERS": str(self.readers),
                 "CTMIRROR_SERVE_SQL_MEMORY": self.sql_memory_limit, "CTMIRROR_SERVE_HOST": self.host,
-                "CTMIRROR_SERVE_ALLOW_HOSTS": ",".join(self.allow_hosts)}
+                "CTMIRROR_SERVE_ALLOW_HOSTS": ",".join(self.allow_hosts),
+                "CTMIRROR_SERVE_EXACT_ONLY": "1" if self.exact_only else "0"}
 
     def hosts(self) -> frozenset[str]:
         return allowed_hosts(self.host, self.allow_hosts)
@@ -100,11 +103,11 @@ class Settings:
 def create_app(settings: Settings) -> Guard:
     """The app, behind its Guard (ctmirror/server/guard.py): Host, Origin, content type and body size checked
     before any surface sees a request."""
-    pool = MirrorPool(settings.warehouse, as_of=settings.as_of, size=settings.readers)
+    pool = MirrorPool(settings.warehouse, as_of=settings.as_of, size=settings.readers, exact_only=settings.exact_only)
     # The SQL endpoint's queries run on readers of their own, each under its own memory limit, so a query cannot
     # take the server's memory nor hold the readers the methods answer on.
-    sql_pool = MirrorPool(settings.warehouse, as_of=settings.as_of, size=1,
-                          memory_limit=settings.sql_memory_limit) if settings.sql else None
+    sql_pool = MirrorPool(settings.warehouse, as_of=settings.as_of, size=1, memory_limit=settings.sql_memory_limit,
+                          exact_only=settings.exact_only) if settings.sql else None
     size_cache: dict[str, dict[str, Any]] = {}
     size_lock = threading.Lock()
 

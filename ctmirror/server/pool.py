@@ -26,8 +26,9 @@ class MirrorPool:
     closed when returned."""
 
     def __init__(self, root: Path, *, as_of: date | None = None, size: int = 2,
-                 memory_limit: str | None = None) -> None:
+                 memory_limit: str | None = None, exact_only: bool = False) -> None:
         self.root, self.as_of, self.size, self.memory_limit = Path(root), as_of, max(1, size), memory_limit
+        self.exact_only = exact_only
         self._slots = threading.BoundedSemaphore(self.size)
         self._lock = threading.Lock()
         self._idle: dict[str, list[Mirror]] = {}
@@ -39,7 +40,8 @@ class MirrorPool:
     def _open(self, **options) -> Mirror:
         """A Mirror for requests: one DuckDB thread, and v2 searches' arguments table made before anything is
         prepared on it."""
-        mirror = Mirror(self.root, threads=READER_THREADS, memory_limit=self.memory_limit, **options)
+        mirror = Mirror(self.root, threads=READER_THREADS, memory_limit=self.memory_limit, exact_only=self.exact_only,
+                        **options)
         v2.make_search_arguments(mirror)
         return mirror
 

@@ -190,6 +190,7 @@ ORDER BY version_no, drug_key;
 CREATE TABLE stopped_card AS
 SELECT
     c.card_no, c.version_no, c.study_no, c.study_first_post_date, c.valid_from, c.valid_to, c.is_current,
+    c.as_of_exact,
     to_json({
         'nct_id': c.nct_id, 'title': c.title, 'drug_name': c.first_drug,
         'condition': (x.card_head || '}') ->> '$.conditions[0]', 'phase': c.phase,

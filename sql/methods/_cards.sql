@@ -32,7 +32,8 @@ CREATE OR REPLACE MACRO stopped_trial_of(card) AS from_json(card, '{
 -- trials_as_of(as_of): the trial_card rows a strict answer on as_of shows, one per study first posted by then (NULL:
 -- the current state's): the registry as it stood on a date, for analysts' SQL.
 CREATE OR REPLACE MACRO trials_as_of(as_of) AS TABLE
-SELECT * FROM trial_card WHERE shown_at(valid_from, valid_to, is_current, study_first_post_date, NULL, as_of);
+SELECT * FROM trial_card WHERE shown_at(valid_from, valid_to, is_current, study_first_post_date, NULL, as_of,
+                                         as_of_exact := as_of_exact);
 
 -- studies_as_of(as_of): the `studies` table as a strict answer on as_of shows it (NULL: the current state), in
 -- its own column names and types: one row per study first posted by then, from the version shown then, with the

@@ -26,7 +26,7 @@ trials AS (
           FROM field_studies_many('condition', condition_queries, as_ofs) AS m JOIN checked_calls AS c USING (k)) AS m
     JOIN trial_card AS t ON t.shown_key = m.shown_key
     WHERE shown_in(t.valid_from, t.valid_to, t.shown_key < shown_key(0, false), t.study_first_post_date, m.cutoff,
-                   m.as_of, current_state)
+                   m.as_of, current_state, as_of_exact := t.as_of_exact)
       AND t.phase_rank >= 1  -- a phase among EARLY_PHASE1..PHASE4
 ),
 competitors AS (

@@ -24,7 +24,7 @@ FROM m
 JOIN checked_calls AS calls USING (k)
 JOIN stopped_card AS s USING (version_no)
 WHERE shown_in(s.valid_from, s.valid_to, s.is_current, s.study_first_post_date, calls.cutoff, calls.as_of,
-               current_state)
+               current_state, as_of_exact := s.as_of_exact)
 QUALIFY row_number() OVER (PARTITION BY m.k ORDER BY m.relevance DESC, s.study_no) <= calls.result_limit
 ORDER BY m.k, m.relevance DESC, s.study_no;
 

@@ -18,7 +18,8 @@ SELECT r.k, t.nct_id, t.version_no,
            AS card
 FROM resolved AS r
 JOIN trial_card AS t ON t.study_no = r.study_no
-    AND shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, NULL, r.as_of)
+    AND shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, NULL, r.as_of,
+                 as_of_exact := t.as_of_exact)
 JOIN trial_text AS x ON x.version_no = t.version_no
 ORDER BY r.k;
 

@@ -48,7 +48,8 @@ m AS (
 SELECT t.study_no, t.card_no, round(m.relevance, 4) AS relevance
 FROM (SELECT version_no, relevance, unnest(shown_keys(version_no, as_of)) AS shown_key FROM m) AS m
 JOIN trial_card AS t ON t.shown_key = m.shown_key
-WHERE shown_at(t.valid_from, t.valid_to, t.shown_key < shown_key(0, false), t.study_first_post_date, cutoff, as_of)
+WHERE shown_at(t.valid_from, t.valid_to, t.shown_key < shown_key(0, false), t.study_first_post_date, cutoff, as_of,
+               as_of_exact := t.as_of_exact)
   AND (status_list IS NULL OR list_contains(status_list, t.overall_status))
   AND (phase_list IS NULL OR t.phase_mask & phase_mask(phase_list) <> 0)
   AND (study_type_wanted IS NULL OR t.study_type = study_type_wanted)

@@ -37,7 +37,8 @@ scored AS (
     SELECT b.k, t.study_no, t.card_no, t.version_no, b.relevance, b.result_limit
     FROM matched AS b
     JOIN trial_card AS t ON t.shown_key = b.shown_key
-    WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, b.cutoff, b.as_of)
+    WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, b.cutoff, b.as_of,
+                   as_of_exact := t.as_of_exact)
       AND (b.phase_filter IS NULL OR t.phase_mask & phase_mask(phase_filter_list(b.phase_filter)) <> 0)
 )
 SELECT k, card_no, version_no, relevance

@@ -38,11 +38,16 @@ CREATE OR REPLACE MACRO status_at(known, exact, start_day, event_day, verified_o
 -- is_stopped(status): a status whose why_stopped a strict answer shows even when the version is reconstructed.
 CREATE OR REPLACE MACRO is_stopped(status) AS status IN ('TERMINATED', 'WITHDRAWN', 'SUSPENDED');
 
--- shown_at(valid_from, valid_to, is_current, first_posted, cutoff, as_of): whether a row of the version-aware index
--- (trial_card, stopped_card) is what a call shows. as_of NULL: the current state's rows (is_current); a date: the
--- row valid on it, strictly (valid_from <= as_of < valid_to). cutoff: date_before's first-posted filter.
-CREATE OR REPLACE MACRO shown_at(valid_from, valid_to, is_current, first_posted, cutoff, as_of) AS
-    CASE WHEN as_of IS NULL THEN is_current ELSE valid_from <= as_of::DATE AND as_of::DATE < valid_to END
+-- shown_at(valid_from, valid_to, is_current, first_posted, cutoff, as_of, as_of_exact): whether a row of the
+-- version-aware index (trial_card, stopped_card) is what a call shows. as_of NULL: the current state's rows
+-- (is_current); a date: the row valid on it, strictly (valid_from <= as_of < valid_to). cutoff: date_before's
+-- first-posted filter. as_of_exact (the row's, where the caller passes it): where the session's variable
+-- ctmirror_exact_only is true (an exact-only reader: ctmirror.mirror), a reconstructed row is not shown.
+CREATE OR REPLACE MACRO shown_at(valid_from, valid_to, is_current, first_posted, cutoff, as_of,
+                                 as_of_exact := NULL) AS
+    CASE WHEN as_of IS NULL THEN is_current
+         ELSE valid_from <= as_of::DATE AND as_of::DATE < valid_to
+              AND (as_of_exact IS NOT false OR NOT coalesce(getvariable('ctmirror_exact_only'), false)) END
     AND (cutoff IS NULL OR first_posted <= cutoff::DATE);
 
 -- The index's keys, each made from what it numbers, so a study's rows keep their keys from one state to the next
@@ -78,9 +83,10 @@ CREATE OR REPLACE MACRO shown_keys(version_no, as_of) AS
 -- read from its key (shown_key < shown_key(0, false)), which its join reads anyway.
 CREATE OR REPLACE MACRO shown_keys_in(version_no, as_of, current_state) AS
     CASE WHEN current_state THEN [shown_key(version_no, true)] ELSE shown_keys(version_no, as_of) END;
-CREATE OR REPLACE MACRO shown_in(valid_from, valid_to, is_current, first_posted, cutoff, as_of, current_state) AS
+CREATE OR REPLACE MACRO shown_in(valid_from, valid_to, is_current, first_posted, cutoff, as_of, current_state,
+                                 as_of_exact := NULL) AS
     CASE WHEN current_state THEN is_current
-         ELSE shown_at(valid_from, valid_to, is_current, first_posted, cutoff, as_of) END;
+         ELSE shown_at(valid_from, valid_to, is_current, first_posted, cutoff, as_of, as_of_exact := as_of_exact) END;
 CREATE OR REPLACE MACRO current_state_holds(current_state, cutoff, as_of) AS
     CASE WHEN current_state AND (cutoff IS NOT NULL OR as_of IS NOT NULL)
          THEN error('current_state := true is for calls without a cutoff or as_of: pass false (the default)')

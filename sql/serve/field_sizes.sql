@@ -5,7 +5,8 @@ WITH shown AS (
     SELECT t.version_no, CASE $field WHEN 'Phase' THEN len(t.phases) WHEN 'StdAge' THEN len(t.std_ages)
                                      WHEN 'Intervention' THEN len(t.interventions) END AS card_size
     FROM trial_card AS t
-    WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, NULL, $as_of::DATE)
+    WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, NULL, $as_of::DATE,
+                   as_of_exact := t.as_of_exact)
 ),
 sized AS (
     SELECT CASE $field WHEN 'Location' THEN len(d.locations) WHEN 'Keyword' THEN len(d.keywords)

@@ -6,7 +6,8 @@ WITH shown AS (
                        WHEN 'LeadSponsorClass' THEN [sponsor_class] WHEN 'LeadSponsorName' THEN [nullif(sponsor, '')]
                        WHEN 'HasResults' THEN [CASE WHEN results_posted THEN 'true' ELSE 'false' END] END AS texts
     FROM trial_card
-    WHERE shown_at(valid_from, valid_to, is_current, study_first_post_date, NULL, $as_of::DATE)
+    WHERE shown_at(valid_from, valid_to, is_current, study_first_post_date, NULL, $as_of::DATE,
+                   as_of_exact := as_of_exact)
 ),
 values_of AS (
     SELECT unnest(CASE WHEN coalesce(len(list_filter(texts, t -> t IS NOT NULL)), 0) = 0 THEN [NULL::VARCHAR]

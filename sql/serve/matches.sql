@@ -14,7 +14,7 @@ candidates AS (
     -- The current state's rows as a key range (below any past row's key): the scan skips the past rows, and with
     -- no other column tested it looks a thousand matched keys up in trial_card's index of shown_key.
     WHERE shown_at(t.valid_from, t.valid_to, t.shown_key < shown_key(0, false), t.study_first_post_date, NULL,
-                   $as_of::DATE)
+                   $as_of::DATE, as_of_exact := t.as_of_exact)
       AND (NOT $has_query::BOOLEAN OR t.shown_key IN (SELECT unnest(shown_keys(version_no, $as_of::DATE)) FROM found))
       AND ($statuses::VARCHAR[] IS NULL OR list_contains($statuses::VARCHAR[], t.overall_status))
       AND ($phases::VARCHAR[] IS NULL OR list_has_any(t.phases, $phases::VARCHAR[]))

@@ -6,4 +6,5 @@ SELECT t.version_no, t.nct_id, t.content_hash, t.overall_status, t.why_stopped, 
 FROM trial_card AS t
 JOIN study_version AS v USING (version_no)
 WHERE t.nct_id = coalesce((SELECT nct_id FROM nct_alias WHERE alias_nct_id = $nct_id::VARCHAR), $nct_id::VARCHAR)
-  AND shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, NULL, $as_of::DATE)
+  AND shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, NULL, $as_of::DATE,
+               as_of_exact := t.as_of_exact)

@@ -16,7 +16,8 @@ WITH shown AS (
                        WHEN 'LastUpdatePostDate' THEN last_update_post_date
                        WHEN 'ResultsFirstPostDate' THEN results_first_post_date END AS day
     FROM trial_card
-    WHERE shown_at(valid_from, valid_to, is_current, study_first_post_date, NULL, $as_of::DATE)
+    WHERE shown_at(valid_from, valid_to, is_current, study_first_post_date, NULL, $as_of::DATE,
+                   as_of_exact := as_of_exact)
 )
 SELECT version_no, 0.0 AS score
 FROM shown

@@ -20,7 +20,8 @@ m AS (
 )
 SELECT t.*
 FROM m JOIN trial_card AS t USING (version_no)
-WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, cutoff, as_of)
+WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, cutoff, as_of,
+               as_of_exact := t.as_of_exact)
   AND (sponsor_query IS NULL OR contains(search_norm(t.sponsor), search_norm(sponsor_query)));
 
 -- share_of(n, total): n as a fraction of total, 4 decimals; NULL for an empty scope.
