@@ -8,11 +8,25 @@ from typing import Any
 from ctmirror.models import ConditionLandscape, PaginationEnvelope, WhitespaceResult
 from ctmirror.render import key_values, table
 
+RECONSTRUCTED = "*"
+
+
+def marked(rows: list[dict[str, Any]], key: str = "nct_id") -> tuple[list[dict[str, Any]], str]:
+    """Rows with a reconstructed one's `key` marked (as_of_exact false: a later version shown for want of the
+    cutoff's), and the line saying how many there are ("" when none)."""
+    count = sum(row.get("as_of_exact") is False for row in rows)
+    if not count:
+        return rows, ""
+    shown = [{**row, key: f"{row[key]}{RECONSTRUCTED}"} if row.get("as_of_exact") is False else row for row in rows]
+    return shown, (f"\n{RECONSTRUCTED} {count} of {len(rows)} reconstructed from a later version (the cutoff's is "
+                   "not held; see as_of_exact)")
+
 
 def trials(columns: tuple[str, ...]):
-    """A list of trial cards as a table of these columns."""
+    """A list of trial cards as a table of these columns, reconstructed rows marked and counted."""
     def show(answer: list[Any]) -> str:
-        return table([t.model_dump() for t in answer], list(columns))
+        rows, note = marked([t.model_dump() for t in answer])
+        return table(rows, list(columns)) + note
     return show
 
 
@@ -29,9 +43,9 @@ def whitespace(result: WhitespaceResult) -> str:
 def landscape(result: ConditionLandscape) -> str:
     text = (f"trials: {result.total_trial_count}   phases: "
             + ", ".join(f"{k} {v}" for k, v in result.phase_distribution.items()) + "\n")
-    text += table([c.model_dump() for c in result.competitors],
-                  ["sponsor", "drug_name", "drug_type", "max_phase", "trial_count", "total_enrollment",
-                   "most_recent_start", "statuses"], max_width=36)
+    competitors, note = marked([c.model_dump() for c in result.competitors], "sponsor")
+    text += table(competitors, ["sponsor", "drug_name", "drug_type", "max_phase", "trial_count", "total_enrollment",
+                                "most_recent_start", "statuses"], max_width=36) + note
     if result.recent_starts:
         text += "\n\nrecent starts:\n" + table([r.model_dump() for r in result.recent_starts],
                                                ["nct_id", "start_date", "phase", "sponsor", "drug"])
@@ -60,9 +74,9 @@ def phase_label(phase: str | None) -> str | None:
 
 
 def search_page(page: PaginationEnvelope) -> str:
-    items = [{**i.model_dump(), "nct_id": i.id.replace("NCT:", "NCT", 1), "phase": phase_label(i.phase)}
-             for i in page.items]
-    return (table(items, ["nct_id", "phase", "status", "sponsor", "title"])
+    items, note = marked([{**i.model_dump(), "nct_id": i.id.replace("NCT:", "NCT", 1), "phase": phase_label(i.phase)}
+                          for i in page.items])
+    return (table(items, ["nct_id", "phase", "status", "sponsor", "title"]) + note
             + f"\n\n{page.pagination.total_count} found"
             + (f"; next page: --cursor {page.pagination.cursor}" if page.pagination.cursor else ""))
 

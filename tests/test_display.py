@@ -64,3 +64,17 @@ def test_off_a_terminal_progress_is_a_line_now_and_then_not_a_line_a_record(caps
     lines = capsys.readouterr().err.splitlines()
     assert 8 <= len(lines) <= 12 and all(line.startswith("rebuilding: ") for line in lines)
     assert " of 100 records, " in lines[0] and "min left" in lines[0] and lines[-1].startswith("rebuilding: 100 of")
+
+
+def test_tables_mark_and_count_the_rows_reconstructed_for_a_cutoff(sample_warehouse):
+    with Mirror(sample_warehouse) as m:
+        then = m.search_trials("placebo", "cancer", date_before="2015-01-01", max_results=20)
+        now = m.search_trials("placebo", "cancer", max_results=20)
+        page = m.search(condition="cancer", date_before="2015-01-01", page_size=20)
+    reconstructed = [t.nct_id for t in then if t.as_of_exact is False]
+    assert reconstructed and len(reconstructed) < len(then) + 1
+    shown = METHODS["search_trials"].render(then)
+    assert all(f"{nct_id}*" in shown for nct_id in reconstructed)
+    assert f"* {len(reconstructed)} of {len(then)} reconstructed from a later version" in shown
+    assert "*" not in METHODS["search_trials"].render(now)  # the current state's rows are all exact
+    assert "reconstructed from a later version" in search_page(page)
