@@ -102,6 +102,16 @@ def statuses(value: object) -> list[str] | None:
     return [one_of("status", item, STATUSES) for item in items]
 
 
+def phases(value: object) -> list[str] | None:
+    """One phase, a comma-separated list, or a list: any of them matches."""
+    if value is None:
+        return None
+    items = value.split(",") if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)) or not items:
+        raise InvalidArgument(f"phase must be a phase or a list of them, got {value!r}", invalid_input=value)
+    return [one_of("phase", item, PHASES) for item in items]
+
+
 def nct_id(value: object) -> str:
     """NCT01234567, as the registry writes it, from that form or the contract's NCT:01234567."""
     found = _NCT_ID.match(value.strip()) if isinstance(value, str) else None

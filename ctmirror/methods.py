@@ -112,7 +112,7 @@ def _search(self: Mirror, method: Method, request: dict[str, Any]) -> Pagination
     (STATE_EXPIRED if that state is no longer kept: start again)."""
     scoped, call = self._scoped(method, request)
     params = {column: method.bound(name, call[name]) for name, column, _ in method.columns if name in call}
-    params["phase"] = None if call["phase"] is None else [call["phase"]]
+    params["phase"] = call["phase"]
     if params["sex"] == "ALL":
         params["sex"] = None
     if all(value is None for value in params.values()):

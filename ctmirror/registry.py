@@ -133,10 +133,10 @@ class SearchRequest(Request):
     condition: OptionalText = Field(None, description="Condition filter.")
     intervention: OptionalText = Field(None, description="Drug or treatment filter.")
     status: Annotated[list[str] | None, BeforeValidator(arg.statuses)] = Field(
-        None, description="Statuses (RECRUITING, COMPLETED, ...); any of them matches.")
+        None, description="Statuses (RECRUITING, COMPLETED, ...); any matches.")
     location: OptionalText = Field(None, description="'Boston, MA', 'Germany': every comma-separated part in one site.")
-    phase: Annotated[str | None, BeforeValidator(lambda v: None if v is None else arg.one_of("phase", v, arg.PHASES))] \
-        = Field(None, description="EARLY_PHASE1, PHASE1..PHASE4, NA.")
+    phase: Annotated[list[str] | None, BeforeValidator(arg.phases)] = Field(
+        None, description="Phases (EARLY_PHASE1, PHASE1..PHASE4, NA); any matches.")
     eligibility_keywords: OptionalText = Field(None, description="Words in the eligibility criteria.",
                                                json_schema_extra=_cli("--eligibility"))
     min_age: Annotated[int | None, _named(arg.age_days)] = Field(
