@@ -504,3 +504,14 @@ def test_a_call_goes_on_after_an_internal_error_of_duckdb(sample_warehouse):
         mirror.con = _FailingOnce(mirror.con)
         assert mirror.search(condition="diabetes", page_size=5).items == page.items
         assert mirror.batch([("get_trial", {"nct_id": "NCT00711542"})]) == [mirror.get_trial("NCT00711542")]
+
+
+def test_search_takes_several_phases_and_finds_a_study_in_any_of_them(m):
+    both = m.search(condition="cancer", phase="PHASE2,PHASE3", page_size=200)
+    listed = m.search(condition="cancer", phase=["PHASE3", "PHASE2"], page_size=200)
+    each = {phase: {i.nct_id for i in m.search(condition="cancer", phase=phase, page_size=200).items}
+            for phase in ("PHASE2", "PHASE3")}
+    assert {i.nct_id for i in both.items} == {i.nct_id for i in listed.items} == each["PHASE2"] | each["PHASE3"]
+    assert each["PHASE2"] - each["PHASE3"] and each["PHASE3"] - each["PHASE2"]
+    with pytest.raises(InvalidArgument, match="Invalid phase value"):
+        m.search(condition="cancer", phase=["PHASE2", "PHASE9"])
