@@ -224,8 +224,8 @@ def load_aact(
 class SyncProgress(Progress):
     """A sync's progress (ingest.harvest.Progress): studies received, of the registry's total, and notes."""
 
-    def __init__(self) -> None:
-        super().__init__(None, "studies", "sync")
+    def __init__(self, label: str = "sync") -> None:
+        super().__init__(None, "studies", label)
 
     def start(self, total: int | None) -> None:
         self.set_total(total)
@@ -583,14 +583,21 @@ def pin(state: Annotated[str, typer.Argument(help="A published state id (see `ct
 def history(
     nct_ids: Annotated[Optional[list[str]], typer.Argument(help="NCT IDs whose past versions to fetch.")] = None,
     from_file: Annotated[Optional[Path], typer.Option("--from-file", help="A file of NCT IDs, one a line.")] = None,
+    condition: Annotated[Optional[str], typer.Option(
+        "--condition", help="Every study of the current state this condition finds (as `search --condition`).")]
+    = None,
+    intervention: Annotated[Optional[str], typer.Option(
+        "--intervention", help="Every study this drug or treatment finds (with --condition: both).")] = None,
     base_url: Annotated[str, typer.Option("--base-url", envvar="CTMIRROR_BASE_URL",
                                           help="Website host.")] = "https://clinicaltrials.gov",
     interval: Annotated[float, typer.Option("--interval", help="Minimum seconds between requests.")] = 1.2,
 ) -> None:
     """Fetch studies' past versions from the website's (undocumented, unstable) history endpoints into
-    study_versions, so strict as-of answers for them are exact. Resumable like sync.
+    study_versions, so strict as-of answers for them are exact: the studies named, listed in a file, or found by a
+    condition or intervention. Paced (--interval), resumable like sync (run the same command again), with progress
+    and a summary.
 
-    Example: ctmirror history NCT00711542 NCT05144685
+    Example: ctmirror history --condition "erectile dysfunction"
     """
     from ctmirror import arguments
     from ingest.history import fetch_history
@@ -598,15 +605,32 @@ def history(
     ids = list(nct_ids or [])
     if from_file:
         ids += [line.strip() for line in from_file.read_text().splitlines() if line.strip()]
+    if condition or intervention:
+        ids += studies_found(condition=condition, intervention=intervention)
     if not ids:
-        raise InvalidArgument("give NCT IDs or --from-file")
-    ids = [arguments.nct_id(i) for i in ids]
-    progress = SyncProgress()
+        raise InvalidArgument("give NCT IDs, --from-file, or --condition/--intervention that find studies")
+    ids = list(dict.fromkeys(arguments.nct_id(i) for i in ids))
+    progress = SyncProgress("history")
     try:
         result = fetch_history(open_warehouse(), ids, base_url=base_url, min_interval=interval, progress=progress)
     finally:
         progress.close()
     typer.echo(result.summary)
+
+
+def studies_found(**filters: str | None) -> list[str]:
+    """The NCT IDs of every study `search` finds with these filters on the current state, page by page."""
+    from ctmirror.mirror import Mirror
+
+    found: list[str] = []
+    with Mirror(options.warehouse) as mirror:
+        cursor = None
+        while True:
+            page = mirror.search(**filters, page_size=200, cursor=cursor)
+            found += [item.nct_id for item in page.items]
+            cursor = page.pagination.cursor
+            if cursor is None:
+                return found
 
 
 @app.command()

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from ctmirror.core.errors import TerminalHarvestError
 from ctmirror.core.raw_store import utc_now
 from ctmirror.core.warehouse import State, Warehouse
+from ingest.crash import crash_point
 from ingest.harvest import Progress, SyncPaths
 from ingest.http_client import PoliteClient
 from ingest.writer import writer_run
@@ -76,6 +77,7 @@ def fetch_history(warehouse: Warehouse, nct_ids: list[str], *, base_url: str, mi
                     checkpoint["versions"] += 1
                 checkpoint["done"].append(nct_id)
                 paths.write(checkpoint_path, checkpoint)
+                crash_point("history_study_stored")
                 progress.page(1, len(nct_ids))
         finally:
             client.close()

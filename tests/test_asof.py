@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import random
 import re
 import subprocess
@@ -265,6 +266,39 @@ def test_history_makes_strict_answers_exact(tmp_path, records_by_id):
     with Mirror(wh.root, as_of="2023-01-01") as after:
         trial = after.get_trial("NCT05144685")
     assert (trial.as_of_exact, trial.overall_status) == (True, "RECRUITING")
+
+
+@pytest.mark.slow
+def test_history_of_every_study_a_condition_finds_killed_and_resumed(tmp_path, records):
+    """`ctmirror history --condition ...`: every study the condition finds, each of its versions fetched once
+    however the run is killed and resumed; a summary at the end."""
+    chosen = [r for r in records if "Erectile Dysfunction" in r["protocolSection"].get("conditionsModule", {})
+              .get("conditions", [])][:3]
+    history = {}
+    for record in chosen:
+        older = copy.deepcopy(record)
+        older["protocolSection"]["statusModule"].update(
+            overallStatus="NOT_YET_RECRUITING", lastUpdatePostDateStruct={"date": "2001-02-03", "type": "ACTUAL"})
+        history[nct(record)] = [older, record]
+    registry = FakeRegistry(records={nct(r): r for r in chosen}, history=history)
+    wh = Warehouse(tmp_path / "w")
+    others = [r for r in records if "erectile" not in json.dumps(r).lower()][:20]  # found by nothing asked
+    load_paths(wh, [write_ndjson(tmp_path / "now.ndjson", chosen + others)])
+    with FakeApiServer(registry) as server:
+        command = [sys.executable, "-m", "ctmirror.cli", "-q", "-w", str(wh.root), "history", "--condition",
+                   "erectile dysfunction", "--base-url", server.base_url, "--interval", "0"]
+        killed = subprocess.run(command, env={**os.environ, "CTMIRROR_CRASH_AT": "history_study_stored:2"},
+                                capture_output=True, text=True, timeout=300)
+        assert killed.returncode == -9, killed.stderr
+        resumed = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "History of 3 studies: 6 versions fetched, 3 new" in resumed.stdout, resumed.stdout  # the older three
+    listings = [r for r in registry.requests if r.split("?")[0].endswith("/history")]
+    assert sorted(listings) == sorted(f"/api/int/studies/{n}/history" for n in history)  # each listed once
+    with Mirror(wh.root) as m:
+        versions = m.rows("SELECT nct_id, count(*) AS n FROM study_versions WHERE nct_id IN $ids GROUP BY ALL",
+                          {"ids": list(history)})
+    assert {row["nct_id"]: row["n"] for row in versions} == dict.fromkeys(history, 2)
 
 
 @pytest.mark.slow
