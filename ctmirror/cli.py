@@ -303,18 +303,22 @@ def republish() -> None:
 
 @app.command()
 def status(as_json: JsonOption = False, check: Annotated[bool, typer.Option(
-        "--check", help="Exit 1 if the newest run failed (for a monitor); 0 otherwise.")] = False) -> None:
+        "--check", help="Exit 1 if the newest run failed (for a monitor); 0 otherwise.")] = False,
+        as_of: Annotated[Optional[str], typer.Option(
+            "--as-of", help="Also: how many of the studies shown on this day are exact (their version of that "
+                            "day held), not reconstructed.")] = None) -> None:
     """Studies, versions, per-status and per-phase counts, last run (and last failure), quarantine, size.
 
     Example: ctmirror status --json   (monitors: last_success, last_failure, last_run_failed, data_age_hours)
     """
+    from ctmirror import arguments
     from ctmirror.core.errors import WarehouseError
     from ctmirror.mirror import Mirror
     from ctmirror.status import run_report, warehouse_status
 
     try:
         with Mirror(options.warehouse) as mirror:
-            report = warehouse_status(mirror)
+            report = warehouse_status(mirror, arguments.cutoff(as_of) if as_of else None)
     except WarehouseError as exc:  # nothing published (yet): a monitor still learns why the runs failed
         runs = run_report(Warehouse(options.warehouse).recorded_runs())
         if runs["last_failure"] is None:
@@ -357,6 +361,11 @@ def _print_status(report: dict) -> None:
                    f"{failure['note']}")
     typer.echo("by status    " + ", ".join(f"{r['overall_status']} {r['studies']:,}" for r in report["by_status"]))
     typer.echo("by phase     " + ", ".join(f"{r['phase']} {r['studies']:,}" for r in report["by_phase"]))
+    if report["exact_at"]:
+        exact = report["exact_at"]
+        typer.echo(f"as of {exact['as_of']}  {exact['exact']:,} of {exact['studies']:,} studies shown exactly "
+                   f"({100 * (exact['share_exact'] or 0):.1f}%); the others reconstructed from a later version "
+                   "(`ctmirror history` fetches theirs)")
 
 
 DateOption = Annotated[Optional[str], typer.Option("--date-before", "--as-of",

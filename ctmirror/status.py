@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 from ctmirror.core.sqlfiles import read_sql
@@ -20,7 +20,9 @@ def directory_size(path: Path) -> int:
     return total
 
 
-def warehouse_status(mirror: Mirror) -> dict:
+def warehouse_status(mirror: Mirror, as_of: date | None = None) -> dict:
+    """The report; as_of: also how many of the studies a strict answer on that day shows are exact (their version
+    of that day held) rather than reconstructed."""
     overview = mirror.rows(read_sql("catalog/queries/status_overview.sql"))[0]
     return {
         "warehouse": str(mirror.warehouse.root.resolve()),
@@ -34,7 +36,14 @@ def warehouse_status(mirror: Mirror) -> dict:
         "size_bytes": directory_size(mirror.state.path) if not mirror.frozen else directory_size(mirror.warehouse.root),
         "size_all_bytes": directory_size(mirror.warehouse.root),
         "snapshot": _snapshot(mirror),
+        "exact_at": _exact_at(mirror, as_of) if as_of is not None else None,
     }
+
+
+def _exact_at(mirror: Mirror, as_of: date) -> dict:
+    found = mirror.rows(read_sql("catalog/queries/status_exact_at.sql"), {"as_of": as_of})[0]
+    share = round(found["exact"] / found["studies"], 4) if found["studies"] else None
+    return {"as_of": as_of.isoformat(), **found, "share_exact": share}
 
 
 def _runs(mirror: Mirror) -> dict:

@@ -625,3 +625,23 @@ def test_exact_only_shows_no_reconstructed_study_and_holdout_exact_is_the_same(s
         assert exact.search(condition="cancer").pagination.total_count < \
             strict.search(condition="cancer").pagination.total_count
         assert exact.get_landscape("cancer").total_trial_count < strict.get_landscape("cancer").total_trial_count
+
+
+def test_status_says_how_many_studies_a_cutoff_shows_exactly(sample_warehouse):
+    from typer.testing import CliRunner
+
+    from ctmirror.cli import app
+    from ctmirror.status import warehouse_status
+
+    cutoff = date(2015, 1, 1)
+    with Mirror(sample_warehouse) as m:
+        exact = warehouse_status(m, cutoff)["exact_at"]
+        shown = m.rows("SELECT count(*) AS n FROM studies_as_of($d)", {"d": cutoff})[0]["n"]
+    with Mirror(sample_warehouse, as_of=cutoff) as strict, \
+            Mirror(sample_warehouse, as_of=cutoff, exact_only=True) as only_exact:
+        reconstructed = [t for t in strict.search_trials("placebo", "cancer") if not t.as_of_exact]
+        assert all(only_exact.get_trial(t.nct_id) is None for t in reconstructed)
+    assert exact["studies"] == shown and 0 < exact["exact"] < shown
+    assert exact["share_exact"] == round(exact["exact"] / shown, 4)
+    done = CliRunner().invoke(app, ["-w", str(sample_warehouse), "status", "--as-of", cutoff.isoformat()])
+    assert done.exit_code == 0 and f"{exact['exact']:,} of {shown:,} studies shown exactly" in done.stdout
