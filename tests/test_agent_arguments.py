@@ -118,3 +118,14 @@ def test_a_patients_trials_and_their_landscape_in_two_calls_within_30000_charact
         assert sites and all(site["country"] == "Germany" for site in sites)
         assert study["sitesElsewhere"] >= 0
     assert landscape["total_trial_count"] >= len(found) and landscape["competitors"]
+
+
+def test_count_studies_lists_the_studies_it_counts_when_asked(m):
+    counted = run_tool(m, "count_studies", {"query.cond": "asthma"})
+    listed = run_tool(m, "count_studies", {"query.cond": "asthma", "list": 1000})
+    assert counted["nct_ids"] == [] and counted["total"] == listed["total"] == len(listed["nct_ids"]) > 0
+    expected = {i.nct_id.replace("NCT:", "NCT") for i in m.search(condition="asthma", page_size=200).items}
+    assert set(listed["nct_ids"]) == expected
+    assert run_tool(m, "count_studies", {"query.cond": "asthma", "list": 3})["nct_ids"] == listed["nct_ids"][:3]
+    with pytest.raises(InvalidArgument, match="list must be"):
+        run_tool(m, "count_studies", {"query.cond": "asthma", "list": True})

@@ -51,27 +51,28 @@ NCT_IDS = {"type": "string", "description": "An NCT ID, e.g. NCT00711542."}
 V2_QUERY = {
     "type": "object", "additionalProperties": False,
     "properties": {
-        "query.cond": {"type": "string", "description": "Conditions (Essie syntax, as the v2 API's)."},
+        "query.cond": {"type": "string", "description": "Conditions (Essie)."},
         "query.intr": {"type": "string", "description": "Drugs or interventions."},
         "query.term": {"type": "string", "description": "Other terms (Essie), e.g. "
                                                         "AREA[StartDate]RANGE[2020-01-01, MAX]"},
         "query.locn": {"type": "string", "description": "A place, e.g. 'Germany'."},
-        "query.spons": {"type": "string", "description": "Lead sponsor or collaborator."},
-        "query.titles": {"type": "string", "description": "Title or acronym words."},
+        "query.spons": {"type": "string", "description": "Sponsor or collaborator."},
+        "query.titles": {"type": "string", "description": "Title words."},
         "filter.overallStatus": {"type": "string", "description": "Statuses, comma-separated"},
         "aggFilters": {"type": "string", "description": "e.g. phase:2 3,sex:f"},
         "filter.geo": {"type": "string", "description": "distance(lat,lon,50mi)"},
     },
 }
 EXTRA_TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
-    "get_study": ("A study's registry record (v2 JSON); longer lists cut to max_list_items (`capped` says which); "
-                  "at a cutoff, `withheld` lists what was recorded later.",
+    "get_study": ("A study's v2 record; lists cut to max_list_items (`capped` says which); at a cutoff, `withheld` "
+                  "what was recorded later.",
                   {"type": "object", "additionalProperties": False, "required": ["nct_id"],
                    "properties": {"nct_id": NCT_IDS,
                                   "max_list_items": {"type": "integer", "minimum": 1, "maximum": 1000,
                                                      "default": DEFAULT_LIST_CAP}}}),
-    "count_studies": ("How many studies a query finds, in the v2 API's parameters.",
-                      V2_QUERY),
+    "count_studies": ("Studies a query finds (v2 parameters): how many, and the first `list` NCT IDs.",
+                      {**V2_QUERY, "properties": {**V2_QUERY["properties"], "list": {
+                          "type": "integer", "minimum": 0, "maximum": 1000, "default": 0}}}),
     "field_values": ("Values of a field and how many studies have each: OverallStatus, Phase, StudyType, Sex, "
                      "StdAge, LeadSponsorClass, LeadSponsorName, HasResults.",
                      {"type": "object", "additionalProperties": False, "required": ["fields"],
@@ -182,7 +183,7 @@ def compact_input(node: Any) -> Any:
 _ARRAY, _OBJECT = {"type": "array"}, {"type": "object"}
 EXTRA_OUTPUTS: dict[str, dict[str, Any]] = {
     "get_study": {"study": _OBJECT, "capped": _ARRAY, "as_of_exact": {"type": "boolean"}, "withheld": _ARRAY},
-    "count_studies": {"total": {"type": "integer"}, "query": _OBJECT},
+    "count_studies": {"total": {"type": "integer"}, "query": _OBJECT, "nct_ids": _ARRAY},
     "field_values": {"fields": _ARRAY},
     "field_definitions": {"fields": _ARRAY},
     "get_results": {"studies": _ARRAY},
@@ -425,9 +426,15 @@ def _capped(node: Any, cap: int, path: str, capped: list[dict[str, Any]]) -> Any
 
 
 def _count(mirror: Mirror, arguments: dict[str, Any]) -> dict[str, Any]:
-    params = {k: str(v) for k, v in arguments.items()}
-    page, _ = v2.studies(mirror, {**params, "countTotal": "true", "pageSize": "1", "fields": "NCTId"}, mirror.as_of)
-    return {"total": page["totalCount"], "query": arguments}
+    listed = arguments.get("list", 0)
+    if not isinstance(listed, int) or isinstance(listed, bool) or not 0 <= listed <= 1000:
+        raise InvalidArgument("count_studies: list must be a whole number from 0 to 1000", invalid_input=listed)
+    query = {k: v for k, v in arguments.items() if k != "list"}
+    params = {k: str(v) for k, v in query.items()}
+    page, _ = v2.studies(mirror, {**params, "countTotal": "true", "pageSize": str(max(1, listed)), "fields": "NCTId"},
+                         mirror.as_of)
+    nct_ids = [s["protocolSection"]["identificationModule"]["nctId"] for s in page["studies"]][:listed]
+    return {"total": page["totalCount"], "query": query, "nct_ids": nct_ids}
 
 
 def _field_values(mirror: Mirror, arguments: dict[str, Any]) -> dict[str, Any]:
