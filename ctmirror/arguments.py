@@ -92,24 +92,22 @@ def one_of(name: str, value: object, allowed: tuple[str, ...]) -> str:
     return value.strip().upper()
 
 
-def statuses(value: object) -> list[str] | None:
-    """One status, a comma-separated list, or a list: any of them matches."""
+def any_of(name: str, value: object, allowed: tuple[str, ...]) -> list[str] | None:
+    """One value, a comma-separated list, or a list, each among `allowed`: any of them matches."""
     if value is None:
         return None
     items = value.split(",") if isinstance(value, str) else value
     if not isinstance(items, (list, tuple)) or not items:
-        raise InvalidArgument(f"status must be a status or a list of them, got {value!r}", invalid_input=value)
-    return [one_of("status", item, STATUSES) for item in items]
+        raise InvalidArgument(f"{name} must be a {name} or a list of them, got {value!r}", invalid_input=value)
+    return [one_of(name, item, allowed) for item in items]
+
+
+def statuses(value: object) -> list[str] | None:
+    return any_of("status", value, STATUSES)
 
 
 def phases(value: object) -> list[str] | None:
-    """One phase, a comma-separated list, or a list: any of them matches."""
-    if value is None:
-        return None
-    items = value.split(",") if isinstance(value, str) else value
-    if not isinstance(items, (list, tuple)) or not items:
-        raise InvalidArgument(f"phase must be a phase or a list of them, got {value!r}", invalid_input=value)
-    return [one_of("phase", item, PHASES) for item in items]
+    return any_of("phase", value, PHASES)
 
 
 def nct_id(value: object) -> str:

@@ -261,12 +261,13 @@ class _Run:
             if note not in self.cp["notes"]:
                 self.cp["notes"].append(note)
                 self.progress.note(note)
-        removed, merged = self._find_removed()
+        seen = self._seen()  # the studies this run's receipts carried, all normalised above
+        removed, merged = self._find_removed(seen)
         self.normalizer.run()
         counts = self._counts()
         # A page fetched twice (a resumed run, a restarted query) is a second receipt of the same records: the run
         # counts each study it received once.
-        counts["records"] = len(self._seen()) + counts["quarantined"]
+        counts["records"] = len(seen) + counts["quarantined"]
         finished = utc_now()
         run = self.writer.completed(run_id=self.cp["run_id"], origin=self.cp["base_url"], started=self.cp["started_at"],
                                     counts=counts, data_timestamp=end_timestamp or self.cp["data_timestamp"],
@@ -289,12 +290,12 @@ class _Run:
     def _counts(self) -> dict:
         return self.warehouse.counts_since(self.cp["first_segment"])
 
-    def _find_removed(self) -> tuple[int, int]:
+    def _find_removed(self, seen: set[str]) -> tuple[int, int]:
         """Studies gone from the registry: for a full run, every known study this run did not see; with
         --check-removed, every known study. Each is re-checked by ID before it is marked."""
         if self.cp["mode"] != "full" and not self.options.check_removed:
             return 0, 0
-        known, seen = self._known_and_seen()
+        known = self._known()
         candidates = sorted(known - seen) if self.cp["mode"] == "full" else sorted(known)
         present: set[str] = set()
         for start in range(0, len(candidates), RECHECK_BATCH):
@@ -332,7 +333,8 @@ class _Run:
             return location.rstrip("/").rsplit("/", 1)[-1].split("?")[0]
         return None
 
-    def _known_and_seen(self) -> tuple[set[str], set[str]]:
+    def _known(self) -> set[str]:
+        """The studies the current state holds."""
         current = self.warehouse.current_state()
         known: set[str] = set()
         if current is not None:
@@ -343,7 +345,7 @@ class _Run:
                                                    {"studies": studies}).fetchall()}
             finally:
                 con.close()
-        return known, self._seen()
+        return known
 
     def _seen(self) -> set[str]:
         """The studies this run's receipts carried (well-formed records, new versions or not)."""
