@@ -251,6 +251,9 @@ def test_csv_fields_by_the_live_apis_column_titles(api, m):
         assert row["Study Results"] == ("YES" if row["NCT Number"] in with_results else "NO")
     assert any(row["Study Results"] == "YES" for row in rows) and any("|" in row["Conditions"] for row in rows)
     assert all(i.split(": ")[0].isupper() for row in rows for i in row["Interventions"].split("|") if i)
+    other_ids = api.get("/api/v2/studies", params={"filter.ids": "NCT02552212", "format": "csv",
+                                                   "fields": "NCT Number,Other IDs"})
+    assert other_ids.text.splitlines()[1] == "NCT02552212,AS0006|2015-001894-41"  # the organisation's ID first
 
 
 def test_single_studies_aliases_and_the_other_endpoints(api, m):

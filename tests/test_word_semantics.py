@@ -234,3 +234,27 @@ def test_query_id_finds_nct_ids_aliases_and_acronyms(m):
     both = found(m, **{"query.id": f"NCT00711542 {acronyms[0][1]}"})
     assert set(both) == {"NCT00711542", acronyms[0][0]}
     assert found(m, **{"query.id": "no-such-acronym"}) == []
+
+
+def test_query_id_finds_organisation_and_secondary_study_ids(m):
+    # NCT02552212: organisation's ID AS0006, a EudraCT number 2015-001894-41 as its secondary ID
+    assert found(m, **{"query.id": "AS0006"}) == ["NCT02552212"]
+    assert found(m, **{"query.id": "2015-001894-41"}) == ["NCT02552212"]
+    assert "NCT00763412" in found(m, **{"query.id": "P60DK020579"})  # a grant number, its secondary ID
+    # BasicSearch (query.term) holds them too, below the title's weight; a condition search does not
+    assert "NCT02552212" in found(m, **{"query.term": "AS0006"})
+    assert found(m, **{"query.cond": "AS0006"}) == []
+    assert found(m, **{"filter.advanced": "AREA[SecondaryId]2015-001894-41"}) == ["NCT02552212"]
+
+
+@pytest.mark.parametrize("area", ["Acronym", "BriefSummary", "BriefTitle", "Condition", "InterventionName",
+                                  "InterventionOtherName", "Keyword", "OfficialTitle", "OrgStudyId", "SecondaryId"])
+def test_query_term_finds_a_study_by_a_text_in_any_one_of_its_areas(m, area):
+    # every BasicSearch area counts (areas past the sixteenth of all fields were once lost in the match's packing)
+    nct_id, text = m.sql("""
+        SELECT v.nct_id, t.norm FROM search_hit AS h JOIN search_area AS a ON a.field = h.field
+        JOIN search_text AS t USING (text_id) JOIN study_version AS v USING (version_no)
+        WHERE h.field = 'term' AND a.area = $area AND h.area_mask = (1::UINTEGER << (a.area_id - 1))::UINTEGER
+          AND v.is_current AND length(t.norm) BETWEEN 8 AND 60
+        ORDER BY v.nct_id, t.norm LIMIT 1""", {"area": area}).rows()[0]
+    assert nct_id in found(m, **{"query.term": f'"{text.strip()}"'})

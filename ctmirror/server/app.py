@@ -442,7 +442,7 @@ def _search_areas(mirror: Mirror) -> list[dict[str, Any]]:
                                 ("LocationSearch", "locn", ["LocationCity", "LocationState", "LocationCountry"]),
                                 ("SponsorSearch", "spons", ["LeadSponsorName", "CollaboratorName"]),
                                 ("OutcomeSearch", "outc", ["OutcomeMeasure"]),
-                                ("IdSearch", "id", ["NCTId", "NCTIdAlias", "Acronym"]),
+                                ("IdSearch", "id", ["NCTId", "NCTIdAlias", "Acronym", "OrgStudyId", "SecondaryId"]),
                                 ("LeadSponsorName", "lead", ["LeadSponsorName"])):
         documents.append({"name": name, "param": param, "parts": [
             {"pieces": pieces, "weight": 1.0, "isEnum": False, "isSynonyms": False, "type": "text"}]})

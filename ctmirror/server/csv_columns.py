@@ -102,7 +102,7 @@ LIVE_COLUMNS: tuple[Column, ...] = (
     ("Funder Type", lambda r: _text((_sponsors(r).get("leadSponsor") or {}).get("class"))),
     ("Study Type", lambda r: _text(_design(r).get("studyType"))),
     ("Study Design", _design_text),
-    ("Other IDs", lambda r: _joined([(_ident(r).get("orgStudyInfo") or {}).get("id"),
+    ("Other IDs", lambda r: _joined([(_ident(r).get("orgStudyIdInfo") or {}).get("id"),
                                      *[s.get("id") for s in _ident(r).get("secondaryIdInfos") or []]])),
     ("Start Date", _date(_status, "startDateStruct")),
     ("Primary Completion Date", _date(_status, "primaryCompletionDateStruct")),

@@ -87,7 +87,7 @@ INDEX_AREAS = {
     "condition": ("Condition", "ConditionMeshTerm", "ConditionAncestorTerm", "Keyword"),
     "intervention": ("InterventionName", "InterventionOtherName", "InterventionMeshTerm", "InterventionAncestorTerm",
                      "ArmGroupLabel", "ArmGroupDescription"),
-    "term": ("BriefTitle", "OfficialTitle", "Acronym", "NCTId", "BriefSummary"),
+    "term": ("BriefTitle", "OfficialTitle", "Acronym", "NCTId", "BriefSummary", "OrgStudyId", "SecondaryId"),
 }
 STRUCTURED_AREAS = ("OverallStatus", "Phase", "StudyType", "Sex", "StdAge", "LeadSponsorClass", "HasResults",
                     "MinimumAge", "MaximumAge", "EnrollmentCount", "StartDate", "PrimaryCompletionDate",
@@ -313,6 +313,9 @@ def _sort(value: str | None, *, has_query: bool) -> list[tuple[str, int]]:
 OWN_KEYS = ("field", "areas", "test", "expand", "relax")
 
 
+ID_AREAS = ("Acronym", "OrgStudyId", "SecondaryId")  # IdSearch's text areas, besides NCT IDs and their aliases
+
+
 class Matcher:
     """Evaluates Essie trees on one Mirror at one cutoff, inside DuckDB, as one statement: each term's matches are a
     named subquery of the request's query (from one of the leaf queries, its values bound under names of the term's
@@ -413,10 +416,10 @@ class Matcher:
             ids = [f"NCT{int(m.group(1)):08d}" for m in map(NCT_ID.match, parts) if m]
             found = self.leaf_table("id_leaf", ids=ids)
             others = [part for part in parts if not NCT_ID.match(part)]
-            if others:  # IdSearch's other area ctmirror indexes: the acronym ("KEYNOTE-189")
-                acronym = self.leaf_table("text_leaf", field="term", phrase='"' + search_norm(" ".join(others)),
-                                          as_of=self.as_of, areas=["Acronym"], expand=False, relax=False)
-                found = self.combine("or", found, acronym)
+            if others:  # IdSearch's other areas: the acronym ("KEYNOTE-189"), the organisation's and secondary IDs
+                named = self.leaf_table("text_leaf", field="term", phrase='"' + search_norm(" ".join(others)),
+                                        as_of=self.as_of, areas=list(ID_AREAS), expand=False, relax=False)
+                found = self.combine("or", found, named)
             return found
         leaf = {"location": "location_leaf", "sponsor": "sponsor_leaf", "lead_sponsor": "lead_sponsor_leaf",
                 "outcome": "outcome_leaf", "eligibility": "eligibility_leaf",

@@ -5,7 +5,7 @@ CREATE OR REPLACE MACRO study_structure() AS '{
   "protocolSection": {
     "identificationModule": {
       "nctId": "VARCHAR", "nctIdAliases": ["VARCHAR"], "briefTitle": "VARCHAR", "officialTitle": "VARCHAR",
-      "acronym": "VARCHAR", "orgStudyIdInfo": {"id": "VARCHAR"},
+      "acronym": "VARCHAR", "orgStudyIdInfo": {"id": "VARCHAR"}, "secondaryIdInfos": [{"id": "VARCHAR"}],
       "organization": {"fullName": "VARCHAR", "class": "VARCHAR"}
     },
     "statusModule": {
