@@ -13,6 +13,7 @@ STATUSES = ("RECRUITING", "COMPLETED", "ACTIVE_NOT_RECRUITING", "NOT_YET_RECRUIT
             "WITHDRAWN", "ENROLLING_BY_INVITATION", "UNKNOWN")
 SEXES = ("ALL", "FEMALE", "MALE")
 STUDY_TYPES = ("INTERVENTIONAL", "OBSERVATIONAL", "EXPANDED_ACCESS")
+SPONSOR_CLASSES = ("INDUSTRY", "NIH", "FED", "OTHER_GOV", "INDIV", "NETWORK", "AMBIG", "OTHER", "UNKNOWN")
 _NCT_ID = re.compile(r"^NCT:?(\d{8})$", re.IGNORECASE)  # the contract also writes NCT:01234567
 _PHASE_FILTER = re.compile(r"^\s*\(?\s*[A-Z0-9_]+(\s+OR\s+[A-Z0-9_]+)*\s*\)?\s*$", re.IGNORECASE)
 _AGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(years?|months?|weeks?|days?)?\s*$", re.IGNORECASE)
@@ -85,21 +86,23 @@ def phase_filter(value: object) -> str | None:
     return value.upper()
 
 
-def one_of(name: str, value: object, allowed: tuple[str, ...]) -> str:
-    if not isinstance(value, str) or value.strip().upper() not in allowed:
+def one_of(name: str, value: object, allowed: tuple[str, ...], *, upper: bool = True) -> str:
+    chosen = value.strip().upper() if upper and isinstance(value, str) else value.strip() \
+        if isinstance(value, str) else None
+    if chosen not in allowed:
         raise InvalidArgument(f"Invalid {name} value. Must be one of: {', '.join(allowed)}", invalid_input=value,
                               recovery_hint=f"Check the {name} parameter and use a valid value from the allowed list.")
-    return value.strip().upper()
+    return chosen
 
 
-def any_of(name: str, value: object, allowed: tuple[str, ...]) -> list[str] | None:
+def any_of(name: str, value: object, allowed: tuple[str, ...], *, upper: bool = True) -> list[str] | None:
     """One value, a comma-separated list, or a list, each among `allowed`: any of them matches."""
     if value is None:
         return None
     items = value.split(",") if isinstance(value, str) else value
     if not isinstance(items, (list, tuple)) or not items:
         raise InvalidArgument(f"{name} must be a {name} or a list of them, got {value!r}", invalid_input=value)
-    return [one_of(name, item, allowed) for item in items]
+    return [one_of(name, item, allowed, upper=upper) for item in items]
 
 
 def statuses(value: object) -> list[str] | None:
@@ -108,6 +111,63 @@ def statuses(value: object) -> list[str] | None:
 
 def phases(value: object) -> list[str] | None:
     return any_of("phase", value, PHASES)
+
+
+def sponsor_classes(value: object) -> list[str] | None:
+    return any_of("sponsor_class", value, SPONSOR_CLASSES)
+
+
+def nct_ids(value: object) -> list[str] | None:
+    """NCT IDs, as a list or comma-separated, each in either form nct_id takes."""
+    if value is None:
+        return None
+    items = value.split(",") if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)) or not items or len(items) > MAX_NCT_IDS:
+        raise InvalidArgument(f"nct_ids must be a list of 1 to {MAX_NCT_IDS:,} NCT IDs, got {value!r}"[:300],
+                              invalid_input=str(value)[:200], recovery_hint="Give NCT IDs such as NCT00711542.")
+    return sorted({nct_id(item) for item in items})
+
+
+MAX_NCT_IDS = 10_000
+_NEAR = re.compile(r"^\s*(?:distance\()?\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*"
+                   r"(mi|km)\s*\)?\s*$", re.IGNORECASE)
+KM_PER_MILE = 1.609344
+
+
+def near(value: object) -> str | None:
+    """A point and a distance, 'LAT,LON,50mi' or '...,80km' (the v2 API's distance(LAT,LON,50mi) too), written back
+    as 'LAT,LON,Dkm'."""
+    if value is None:
+        return None
+    found = _NEAR.match(value) if isinstance(value, str) else None
+    if found is None or not -90 <= float(found[1]) <= 90 or not -180 <= float(found[2]) <= 180:
+        raise InvalidArgument(f"near must look like '42.36,-71.06,50mi' (latitude -90..90, longitude -180..180, a "
+                              f"distance in mi or km), got {value!r}", invalid_input=value,
+                              recovery_hint="Give a point and a distance, e.g. '52.52,13.40,100km'.")
+    km = float(found[3]) * (KM_PER_MILE if found[4].lower() == "mi" else 1)
+    return f"{float(found[1])},{float(found[2])},{km:g}km"
+
+
+def near_point(value: str | None) -> list[float] | None:
+    """near's canonical text as [lat, lon, km]."""
+    return None if value is None else [float(part) for part in value.removesuffix("km").split(",")]
+
+
+SEARCH_SORTS = ("StartDate", "PrimaryCompletionDate", "StudyFirstPostDate", "EnrollmentCount")
+
+
+def search_sort(value: object) -> str | None:
+    """'StartDate', 'EnrollmentCount:desc', ...: a field and a direction, by default as the v2 spec says (dates
+    descending, the enrollment ascending)."""
+    if value is None:
+        return None
+    field, _, direction = value.partition(":") if isinstance(value, str) else ("", "", "")
+    chosen = {name.lower(): name for name in SEARCH_SORTS}.get(field.strip().lower())
+    if chosen is None or direction.strip().lower() not in ("", "asc", "desc"):
+        raise InvalidArgument(f"sort must be one of {', '.join(SEARCH_SORTS)}, with ':asc' or ':desc', got {value!r}",
+                              invalid_input=value, recovery_hint="Leave sort out to order by relevance.")
+    default = "asc" if chosen == "EnrollmentCount" else "desc"
+    return f"{chosen}:{direction.strip().lower() or default}"
 
 
 def nct_id(value: object) -> str:

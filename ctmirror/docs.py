@@ -45,11 +45,16 @@ def statistics_markdown() -> str:
              "Table macros in `sql/stats/`, each taking `(condition, intervention, sponsor, date_before)`, any of them",
              "`NULL`: the scope is the trials matching the condition and the intervention exactly as the methods match",
              "them, whose lead sponsor contains the sponsor's words, first posted by `date_before`",
-             "(`SELECT * FROM stats_by_phase('NASH', NULL, NULL, NULL)`). From Python,",
-             "`m.stats_by_phase(condition=\"NASH\", date_before=\"2019-06-01\")`",
+             "(`SELECT * FROM stats_by_phase('NASH', NULL, NULL, NULL)`); and, named, `search`'s filters:",
+             "`status_list := ['RECRUITING']`, `phase_list := ['PHASE2', 'PHASE3']` (any of them),",
+             "`location_query := 'Germany'` (a site there), `sponsor_class_list := ['INDUSTRY']` (the lead sponsor's),",
+             "`study_type_wanted := 'INTERVENTIONAL'`. From Python,",
+             "`m.stats_by_phase(condition=\"NASH\", status=[\"RECRUITING\"], location=\"Germany\", "
+             "date_before=\"2019-06-01\")`",
              "(or `m.stats(\"stats_by_phase\", ...)`)",
              "answers from the strict state at that cutoff, like the methods; on the command line,",
-             "`ctmirror stats stats_by_phase --condition NASH`.", ""]
+             "`ctmirror stats stats_by_phase --condition NASH --status RECRUITING --sponsor-class INDUSTRY`; over HTTP",
+             "and MCP with the same names.", ""]
     for name in sorted(STATISTIC_NAMES):
         signature, description = statistic_header(name)
         lines.append(f"- `{signature}`: {description}")

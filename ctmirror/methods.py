@@ -12,6 +12,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from ctmirror import answers
+from ctmirror import arguments as arg
 from ctmirror.core.errors import InvalidArgument
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.warehouse import STATE_ID
@@ -113,9 +114,10 @@ def _search(self: Mirror, method: Method, request: dict[str, Any]) -> Pagination
     scoped, call = self._scoped(method, request)
     params = {column: method.bound(name, call[name]) for name, column, _ in method.columns if name in call}
     params["phase"] = call["phase"]
+    params["near"] = arg.near_point(call["near"])
     if params["sex"] == "ALL":
         params["sex"] = None
-    if all(value is None for value in params.values()):
+    if all(value is None for key, value in params.items() if key != "sort"):
         raise InvalidArgument("give a query or at least one filter", invalid_input=None,
                               recovery_hint="Add query, condition, intervention, status, location or phase.")
     size = call["page_size"]
@@ -138,7 +140,8 @@ def _search(self: Mirror, method: Method, request: dict[str, Any]) -> Pagination
     next_offset = offset + len(rows)
     next_cursor = _write_cursor(mirror, next_offset, fingerprint) if next_offset < total else None
     return PaginationEnvelope(items=[TrialSearchCandidate.model_validate(r) for r in rows],
-                              pagination=Pagination(cursor=next_cursor, total_count=total, page_size=size))
+                              pagination=Pagination(cursor=next_cursor, total_count=total, page_size=size),
+                              fields=call["fields"])
 
 
 RUNS = {"set-wise": _set_wise, "search": _search, "statistic": _statistic}

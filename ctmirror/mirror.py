@@ -19,7 +19,7 @@ from ctmirror import arguments
 from ctmirror.answers import answer, make_argument_tables, rows_of
 from ctmirror.core.duck import record_pandas_absent
 from ctmirror.core.errors import InvalidArgument, StateNotFound, WarehouseError
-from ctmirror.core.sqlfiles import CATALOG_MACROS, catalog_digests, read_sql, sql_files
+from ctmirror.core.sqlfiles import CATALOG_MACROS, catalog_digests, macro_sql, read_sql, sql_files
 from ctmirror.core.warehouse import State, Warehouse
 from ctmirror.core.words import query_norm
 from ctmirror.methods import Methods
@@ -173,7 +173,7 @@ class Mirror(Methods):
                                  "tables this one does not read", hint=hint)
         if found[1] != macros:
             for name in [name for folder in CATALOG_MACROS for name in sql_files(folder)]:
-                self.con.execute(read_sql(name).replace("CREATE OR REPLACE MACRO", "CREATE OR REPLACE TEMP MACRO"))
+                self.con.execute(macro_sql(name).replace("CREATE OR REPLACE MACRO", "CREATE OR REPLACE TEMP MACRO"))
 
     @property
     def state_id(self) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field, field_serializer
+from pydantic import BaseModel, Field, field_serializer, model_serializer
 
 
 class Intervention(BaseModel):
@@ -175,6 +175,15 @@ class Pagination(BaseModel):
 class PaginationEnvelope(BaseModel):
     items: list[TrialSearchCandidate] = []
     pagination: Pagination
+    fields: list[str] | None = Field(None, exclude=True)  # the keys of each item the caller chose (search's `fields`)
+
+    @model_serializer(mode="wrap")
+    def _chosen_fields(self, serialize: Any) -> dict[str, Any]:
+        """With `fields`, each item holds those keys (and its id) alone, however the envelope is dumped."""
+        data = serialize(self)
+        if self.fields is not None:
+            data["items"] = [{key: item[key] for key in ("id", *self.fields) if key in item} for item in data["items"]]
+        return data
 
     def contract_json(self) -> dict[str, Any]:
         """As contract 001 shows it: a candidate without a phase has no `phase` key."""

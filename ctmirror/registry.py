@@ -29,6 +29,7 @@ from ctmirror.models import (
     TerminatedTrial,
     Trial,
     TrialDetails,
+    TrialSearchCandidate,
     WhitespaceResult,
 )
 
@@ -72,8 +73,8 @@ def _cli(flag: str | None = None, *, positional: bool = False) -> dict:
 
 DATE_BEFORE = Field(None, description="Answer as the registry stood that day.",
                     json_schema_extra={"cli": ("--date-before", "--as-of")})
-HOLDOUT = Field("strict", description="strict: nothing published later; exact: nor any reconstructed study; "
-                "first_posted: trials posted by then, as today.")
+HOLDOUT = Field("strict", description="strict: nothing later; exact: no reconstructed study either; "
+                "first_posted: as today, if posted by then.")
 
 
 class Request(BaseModel):
@@ -86,6 +87,22 @@ DRUG = Field(description='Drug name, brand or code (its other names count; "quot
              json_schema_extra=_cli(positional=True))
 CONDITION = Field(description='Disease or condition (its synonyms count; "quoted": words kept together).',
                   json_schema_extra=_cli(positional=True))
+
+
+def candidate_fields(value: object) -> list[str] | None:
+    """search's `fields`: keys of TrialSearchCandidate, as a list or comma-separated."""
+    return arg.any_of("fields", value, tuple(TrialSearchCandidate.model_fields), upper=False)
+
+
+# search's filters, which the statistics and get_landscape take too
+Statuses = Annotated[list[str] | None, BeforeValidator(arg.statuses)]
+STATUS = Field(None, description="Statuses (RECRUITING, COMPLETED, ...); any matches.")
+Phases = Annotated[list[str] | None, BeforeValidator(arg.phases)]
+PHASE = Field(None, description="Phases (EARLY_PHASE1, PHASE1..PHASE4, NA); any matches.")
+LOCATION = Field(None, description="A site's place: 'Boston, MA', 'Germany'.")
+StudyType = Annotated[str | None, BeforeValidator(
+    lambda v: None if v is None else arg.one_of("study_type", v, arg.STUDY_TYPES))]
+STUDY_TYPE = Field(None, description="INTERVENTIONAL, OBSERVATIONAL, EXPANDED_ACCESS.")
 
 
 class SearchTrialsRequest(Request):
@@ -111,6 +128,9 @@ class LandscapeRequest(Request):
     date_before: Cutoff = DATE_BEFORE
     top_n: Annotated[int, _bounded(1, 1000), _limits(1, 1000)] = Field(50, description="Top N competitors.",
                                                      json_schema_extra=_cli("--top"))
+    status: Statuses = STATUS
+    phase: Phases = PHASE
+    location: OptionalText = LOCATION
     holdout: Holdout = HOLDOUT
 
 
@@ -132,11 +152,9 @@ class SearchRequest(Request):
                                 json_schema_extra=_cli(positional=True))
     condition: OptionalText = Field(None, description="Condition filter.")
     intervention: OptionalText = Field(None, description="Drug or treatment filter.")
-    status: Annotated[list[str] | None, BeforeValidator(arg.statuses)] = Field(
-        None, description="Statuses (RECRUITING, COMPLETED, ...); any matches.")
-    location: OptionalText = Field(None, description="'Boston, MA', 'Germany': every comma-separated part in one site.")
-    phase: Annotated[list[str] | None, BeforeValidator(arg.phases)] = Field(
-        None, description="Phases (EARLY_PHASE1, PHASE1..PHASE4, NA); any matches.")
+    status: Statuses = STATUS
+    location: OptionalText = LOCATION
+    phase: Phases = PHASE
     eligibility_keywords: OptionalText = Field(None, description="Words in the eligibility criteria.",
                                                json_schema_extra=_cli("--eligibility"))
     min_age: Annotated[int | None, _named(arg.age_days)] = Field(
@@ -145,9 +163,16 @@ class SearchRequest(Request):
         None, description="An upper age in years the trial must admit.")
     sex: Annotated[str | None, BeforeValidator(lambda v: None if v is None else arg.one_of("sex", v, arg.SEXES))] \
         = Field(None, description="FEMALE or MALE (ALL: no filter).")
-    study_type: Annotated[str | None, BeforeValidator(
-        lambda v: None if v is None else arg.one_of("study_type", v, arg.STUDY_TYPES))] = Field(
-        None, description="INTERVENTIONAL, OBSERVATIONAL, EXPANDED_ACCESS.")
+    study_type: StudyType = STUDY_TYPE
+    nct_ids: Annotated[list[str] | None, BeforeValidator(arg.nct_ids)] = Field(
+        None, description="Only these trials.")
+    near: Annotated[str | None, BeforeValidator(arg.near)] = Field(
+        None, description="A site within a distance of a point: '42.36,-71.06,50mi' (or km).")
+    sort: Annotated[str | None, BeforeValidator(arg.search_sort)] = Field(
+        None, description="StartDate, PrimaryCompletionDate, StudyFirstPostDate or EnrollmentCount, :asc or :desc "
+                          "(else relevance).")
+    fields: Annotated[list[str] | None, BeforeValidator(candidate_fields)] = Field(
+        None, description="Keys of each trial to give (nct_id, title, status, ...).")
     date_before: Cutoff = DATE_BEFORE
     page_size: Annotated[int, _bounded(1, 200), _limits(1, 200)] = Field(50, description="Trials a page.")
     cursor: str | None = Field(None, description="pagination.cursor of the previous page, unchanged.")
@@ -158,6 +183,12 @@ class StatisticRequest(Request):
     condition: OptionalText = Field(None, description="Only trials for this condition.")
     intervention: OptionalText = Field(None, description="Only trials of this drug or treatment.")
     sponsor: OptionalText = Field(None, description="Only trials whose lead sponsor has these words.")
+    status: Statuses = STATUS
+    phase: Phases = PHASE
+    location: OptionalText = LOCATION
+    sponsor_class: Annotated[list[str] | None, BeforeValidator(arg.sponsor_classes)] = Field(
+        None, description="Lead sponsor classes (INDUSTRY, NIH, OTHER, ...); any matches.")
+    study_type: StudyType = STUDY_TYPE
     date_before: Cutoff = DATE_BEFORE
     holdout: Holdout = HOLDOUT
 
@@ -259,7 +290,9 @@ CONTRACT = (
            "Who competes in a condition and how far along they are.", "set-wise", display.landscape,
            {"condition": "NASH", "top_n": 10}, command="landscape",
            columns=(("condition", "conditions", "VARCHAR"), ("date_before", "dates_before", "DATE"), AS_OFS,
-                    ("top_n", "top_ns", "INTEGER")), shape="one_row_each", model=ConditionLandscape,
+                    ("top_n", "top_ns", "INTEGER"), ("status", "statuses", "VARCHAR[]"),
+                    ("phase", "phases", "VARCHAR[]"), ("location", "locations", "VARCHAR")),
+           shape="one_row_each", model=ConditionLandscape,
            words=("condition",),
            # the reference day of calls without a date_before, taken when the call is made (current_date in the
            # prepared query would make DuckDB plan it again at every execution)
@@ -275,7 +308,7 @@ CONTRACT = (
            display.trial, {"nct_id": "NCT00711542"}, command="trial",
            columns=(("nct_id", "nct_ids", "VARCHAR"), AS_OFS), shape="by_id", model=Trial),
     Method("get_trial_details", TrialRequest, TrialDetails | None,
-           "One trial with eligibility, sites, keywords and MeSH terms; not found is an error saying so.", "set-wise",
+           "One trial with eligibility, sites, keywords and MeSH terms; not found is an error.", "set-wise",
            display.trial, {"nct_id": "NCT00711542"}, command="details",
            columns=(("nct_id", "nct_ids", "VARCHAR"), AS_OFS), shape="by_id", model=TrialDetails),
     Method("search", SearchRequest, PaginationEnvelope,
@@ -289,7 +322,8 @@ CONTRACT = (
                     ("min_age", "min_age_days", "INTEGER"), ("max_age", "max_age_days", "INTEGER"),
                     ("sex", "sex", "VARCHAR"), ("study_type", "study_type", "VARCHAR"),
                     ("date_before", "date_before", "DATE"), ("as_of", "as_of", "DATE"),
-                    ("page_offset", "page_offset", "BIGINT")),
+                    ("page_offset", "page_offset", "BIGINT"), ("nct_ids", "nct_ids", "VARCHAR[]"),
+                    ("near", "near", "DOUBLE[]"), ("sort", "sort", "VARCHAR")),
            words=("condition", "intervention"), texts=("query", "eligibility_keywords")),
 )
 
@@ -311,13 +345,16 @@ def statistic_header(name: str) -> tuple[str, str]:
 STATISTIC_NAMES = ("stats_by_phase", "stats_by_status", "stats_by_study_type", "stats_by_sex", "stats_by_age_group",
                    "stats_by_intervention_type", "stats_by_start_year", "stats_by_duration", "stats_by_country",
                    "stats_by_facility", "stats_by_sponsor", "stats_by_sponsor_class", "stats_enrollment",
-                   "stats_completion", "stats_results_reporting", "stats_recruitment_funnel")
+                   "stats_completion", "stats_results_reporting", "stats_recruitment_funnel", "stats_top_conditions",
+                   "stats_top_interventions")
 STATISTICS = tuple(Method(name, StatisticRequest, list[dict[str, Any]], "", "statistic", display.rows,
                           {"condition": "asthma"}) for name in STATISTIC_NAMES)
 # The one arguments table every statistic's call query reads (statistic_args), so that each is prepared once per
 # connection and shape (ctmirror.answers.execute_shaped) instead of planned at every call.
 STATISTIC_ARGUMENTS = Method("statistic", StatisticRequest, None, "", "statistic", display.rows, {}, columns=(
     ("condition", "condition", "VARCHAR"), ("intervention", "intervention", "VARCHAR"),
-    ("sponsor", "sponsor", "VARCHAR"), ("date_before", "date_before", "DATE"), ("as_of", "as_of", "DATE")))
+    ("sponsor", "sponsor", "VARCHAR"), ("date_before", "date_before", "DATE"), ("as_of", "as_of", "DATE"),
+    ("phase", "phase", "VARCHAR[]"), ("status", "status", "VARCHAR[]"), ("location", "location", "VARCHAR"),
+    ("sponsor_class", "sponsor_class", "VARCHAR[]"), ("study_type", "study_type", "VARCHAR")))
 
 METHODS: dict[str, Method] = {method.name: method for method in (*CONTRACT, *STATISTICS)}

@@ -20,7 +20,7 @@ import duckdb
 
 from ctmirror.core.duck import quiet, side_by_side, studies_per_index_range, writer_lanes, writer_memory
 from ctmirror.core.errors import WarehouseError
-from ctmirror.core.sqlfiles import catalog_digests, read_sql, sql_digest, sql_files, sql_literal, sql_root
+from ctmirror.core.sqlfiles import catalog_digests, macro_sql, read_sql, sql_digest, sql_files, sql_literal, sql_root
 from ingest.thesaurus import thesaurus_digest
 
 
@@ -324,7 +324,7 @@ def build_catalog(path: Path, root: Path, tables: dict[str, list[Path]],
             _patch_index(con, root, tables["study_versions"], patch, on_index=on_index, thesaurus=thesaurus)
         for folder in ("catalog", "methods", "stats"):  # the statistics use the methods' matcher
             for name in sql_files(folder):
-                con.execute(read_sql(name))
+                con.execute(macro_sql(name))
         _document_every_version(con, sorted(every_version))
         tables_digest, macros_digest = catalog_digests()
         con.execute(read_sql("publish/catalog_format.sql"),

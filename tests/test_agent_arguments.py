@@ -129,3 +129,20 @@ def test_count_studies_lists_the_studies_it_counts_when_asked(m):
     assert run_tool(m, "count_studies", {"query.cond": "asthma", "list": 3})["nct_ids"] == listed["nct_ids"][:3]
     with pytest.raises(InvalidArgument, match="list must be"):
         run_tool(m, "count_studies", {"query.cond": "asthma", "list": True})
+
+
+def test_search_takes_an_essie_expression_as_the_v2_api_reads_it(m, monkeypatch):
+    essie = "(asthma OR copd) AND NOT AREA[Phase]PHASE4"
+    counted = run_tool(m, "count_studies", {"query.term": essie, "filter.overallStatus": "RECRUITING,COMPLETED",
+                                            "list": 1000})
+    found = run_tool(m, "search", {"essie": essie, "status": ["RECRUITING", "COMPLETED"], "page_size": 200})
+    assert {i["nct_id"] for i in found["items"]} == set(counted["nct_ids"])
+    assert found["pagination"]["total_count"] == counted["total"] > 2
+    some = [*counted["nct_ids"][:2], "NCT00711542"]  # with nct_ids: those of them it finds
+    assert {i["nct_id"] for i in run_tool(m, "search", {"essie": essie, "nct_ids": some})["items"]} == set(some[:2])
+    assert run_tool(m, "search", {"essie": "AREA[NCTId]NCT00711542 AND copd"})["items"] == []
+    with pytest.raises(InvalidArgument, match="essie"):
+        run_tool(m, "search", {"essie": "(unclosed"})
+    monkeypatch.setattr("ctmirror.server.agent_tools.ESSIE_TRIALS_MAX", 2)
+    with pytest.raises(InvalidArgument, match="more than the 2 it can list"):
+        run_tool(m, "search", {"essie": essie})

@@ -34,7 +34,13 @@ CALLS = [("search_trials", {"drug": "tadalafil", "condition": "erectile dysfunct
          ("get_terminated", {"query": "erectile dysfunction", "max_results": 5}),
          ("get_trial", {"nct_id": "NCT00711542"}), ("get_trial_details", {"nct_id": "NCT00711542"}),
          ("search", {"condition": "diabetes", "page_size": 5}),
-         ("statistics", {"statistic": "stats_by_phase", "condition": "asthma"})]
+         ("statistics", {"statistic": "stats_by_phase", "condition": "asthma"}),
+         # search's filters on the statistics and get_landscape; search's order, places and keys
+         ("statistics", {"statistic": "stats_top_interventions", "condition": "cancer", "status": ["RECRUITING"],
+                         "location": "Germany", "sponsor_class": ["INDUSTRY"]}),
+         ("get_landscape", {"condition": "breast cancer", "phase": ["PHASE3"], "location": "Germany", "top_n": 3}),
+         ("search", {"condition": "cancer", "near": "52.52,13.40,100km", "sort": "EnrollmentCount:desc",
+                     "fields": ["nct_id", "enrollment"], "page_size": 5})]
 
 
 @asynccontextmanager
@@ -99,6 +105,7 @@ async def check_tools(session, m: Mirror) -> None:
                                   ("get_trial", {"nct_id": "banana"}, "INVALID_INPUT"),
                                   ("get_study", {"nct_id": "NCT99999999"}, "NOT_FOUND"),
                                   ("count_studies", {"query.cond": "(unclosed"}, "INVALID_INPUT"),
+                                  ("search", {"essie": "(unclosed"}, "INVALID_INPUT"),
                                   ("field_values", {"fields": ["Nonsense"]}, "INVALID_INPUT"),
                                   ("get_results", {"nct_ids": []}, "INVALID_INPUT"),
                                   ("find_eligible", {"conditions": ["asthma"], "sex": "OTHER"}, "INVALID_INPUT"),
@@ -111,6 +118,9 @@ async def check_tools(session, m: Mirror) -> None:
     assert study["capped"] and all(c["kept"] == 2 and c["total"] > 2 for c in study["capped"])
     count = (await session.call_tool("count_studies", {"query.cond": "asthma"})).structuredContent
     assert count["total"] == m.search(condition="asthma", page_size=1).pagination.total_count
+    listed = (await session.call_tool("count_studies", {"query.term": "asthma OR copd", "list": 100})).structuredContent
+    essie = (await session.call_tool("search", {"essie": "asthma OR copd", "page_size": 100})).structuredContent
+    assert {i["nct_id"] for i in essie["items"]} == set(listed["nct_ids"]) != set()
     values = (await session.call_tool("field_values", {"fields": ["OverallStatus"]})).structuredContent
     assert sum(v["studiesCount"] for v in values["fields"][0]["topValues"]) + values["fields"][0][
         "missingStudiesCount"] == m.rows("SELECT count(*) AS n FROM studies")[0]["n"]

@@ -515,3 +515,53 @@ def test_search_takes_several_phases_and_finds_a_study_in_any_of_them(m):
     assert each["PHASE2"] - each["PHASE3"] and each["PHASE3"] - each["PHASE2"]
     with pytest.raises(InvalidArgument, match="Invalid phase value"):
         m.search(condition="cancer", phase=["PHASE2", "PHASE9"])
+
+
+def every_item(m: Mirror, **arguments) -> list:
+    """Every item a search finds, page by page, in its order."""
+    items, cursor = [], None
+    while True:
+        page = m.search(page_size=40, cursor=cursor, **arguments)
+        items += page.items
+        if not (cursor := page.pagination.cursor):
+            return items
+
+
+@pytest.mark.parametrize("sort, key", [("StartDate", "start_date"), ("EnrollmentCount:desc", "enrollment"),
+                                       ("EnrollmentCount", "enrollment"), ("PrimaryCompletionDate:asc",
+                                                                            "primary_completion_date")])
+def test_search_sorts_by_a_date_or_the_enrollment_across_pages(m, sort, key):
+    """Dates descending by default (the v2 spec's), the enrollment ascending; trials without the value last."""
+    items = every_item(m, condition="breast cancer", sort=sort)
+    assert {i.nct_id for i in items} == {i.nct_id for i in every_item(m, condition="breast cancer")}
+    values = [getattr(i, key) for i in items]
+    given = [v if key == "enrollment" else date.fromisoformat((v + "-01")[:10]) for v in values if v is not None]
+    descending = sort.endswith(":desc") or (":" not in sort and key != "enrollment")
+    assert given == sorted(given, reverse=descending) and len(set(given)) > 5
+    assert values[len(given):] == [None] * (len(values) - len(given))
+
+
+def test_search_near_a_point_finds_what_the_v2_apis_filter_geo_finds(m):
+    from ctmirror.server import v2
+
+    near = {i.nct_id for i in every_item(m, condition="cancer", near="52.52,13.40,100km")}
+    page, _ = v2.studies(m, {"query.cond": "cancer", "filter.geo": "distance(52.52,13.40,100km)", "pageSize": "1000",
+                             "fields": "NCTId"}, None)
+    assert near == {s["protocolSection"]["identificationModule"]["nctId"] for s in page["studies"]} != set()
+    assert {i.nct_id for i in every_item(m, condition="cancer", near="distance(52.52,13.40,62.1371mi)")} == near
+    assert near < {i.nct_id for i in every_item(m, condition="cancer", near="52.52,13.40,2000km")}
+    with pytest.raises(InvalidArgument, match="near must look like"):
+        m.search(condition="cancer", near="52.52,13.40")
+
+
+def test_search_by_nct_ids_and_aliases_with_the_keys_chosen(m):
+    alias = m.rows("SELECT alias_nct_id, nct_id FROM nct_alias ORDER BY 1 LIMIT 1")[0]
+    found = m.search(nct_ids=["NCT:00711542", alias["alias_nct_id"].lower()], fields=["nct_id", "status"])
+    assert {i.nct_id for i in found.items} == {"NCT00711542", alias["nct_id"]}
+    assert all(set(item) == {"id", "nct_id", "status"} for item in found.model_dump(mode="json")["items"])
+    narrowed = m.search(nct_ids="NCT00711542," + alias["nct_id"], status="COMPLETED")
+    assert {i.nct_id for i in narrowed.items} == {i.nct_id for i in found.items if i.status == "COMPLETED"}
+    with pytest.raises(InvalidArgument, match="Invalid fields value"):
+        m.search(condition="asthma", fields=["nct_id", "colour"])
+    with pytest.raises(InvalidArgument, match="sort must be one of"):
+        m.search(condition="asthma", sort="Colour:asc")

@@ -291,7 +291,15 @@ def test_every_method_and_statistic_over_http_is_the_mirrors(api, m):
              ("get_terminated", {"query": "erectile dysfunction", "max_results": 5}),
              ("get_trial", {"nct_id": "NCT00711542"}), ("get_trial_details", {"nct_id": "NCT00711542"}),
              ("search", {"condition": "diabetes", "status": "RECRUITING", "page_size": 5}),
-             ("stats_by_phase", {"condition": "asthma"}), ("stats_by_country", {"condition": "cancer"})]
+             ("stats_by_phase", {"condition": "asthma"}), ("stats_by_country", {"condition": "cancer"}),
+             # search's filters, on the statistics and get_landscape too; search's order, places and keys
+             ("stats_by_status", {"condition": "cancer", "status": ["RECRUITING", "NOT_YET_RECRUITING"],
+                                  "location": "Germany", "sponsor_class": "INDUSTRY", "phase": "PHASE3"}),
+             ("stats_top_conditions", {"study_type": "OBSERVATIONAL"}),
+             ("get_landscape", {"condition": "breast cancer", "status": "RECRUITING", "location": "Germany"}),
+             ("search", {"condition": "cancer", "near": "52.52,13.40,100km", "sort": "StartDate:asc",
+                         "fields": ["nct_id", "start_date"], "page_size": 5}),
+             ("search", {"nct_ids": ["NCT00711542", "NCT:02552212"]})]
     for name, arguments in calls:
         expected = m.call(name, **arguments)
         expected = [e.model_dump(mode="json") if hasattr(e, "model_dump") else e for e in expected] \

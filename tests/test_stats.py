@@ -111,9 +111,20 @@ def test_every_statistic_runs_through_sql_python_and_cli(m, sample_warehouse):
         python = m.stats(name, condition="diabetes")
         sql = m.rows(f"SELECT * FROM {name}('diabetes', NULL, NULL, NULL)")
         assert python == sql and python, name
+        assert m.stats(name, **FILTERS) == m.rows(  # every statistic takes search's filters (FILTERS, below)
+            f"SELECT * FROM {name}(NULL, NULL, NULL, NULL, status_list := $status, phase_list := $phase, "
+            "location_query := $location, sponsor_class_list := $sponsor_class, study_type_wanted := $study_type)",
+            FILTERS), name
     done = subprocess.run([sys.executable, "-m", "ctmirror.cli", "-w", str(sample_warehouse), "stats", "stats_by_phase",
                            "--condition", "diabetes", "--json"], capture_output=True, text=True, timeout=120)
     assert json.loads(done.stdout) == m.stats("stats_by_phase", condition="diabetes")
+    filtered = subprocess.run([sys.executable, "-m", "ctmirror.cli", "-w", str(sample_warehouse), "stats",
+                               "stats_top_interventions", "--condition", "cancer", "--status", "RECRUITING",
+                               "--phase", "PHASE2,PHASE3", "--location", "Germany", "--sponsor-class", "INDUSTRY",
+                               "--study-type", "INTERVENTIONAL", "--json"], capture_output=True, text=True, timeout=120)
+    assert json.loads(filtered.stdout) == m.stats("stats_top_interventions", condition="cancer", status="RECRUITING",
+                                                  phase=["PHASE2", "PHASE3"], location="Germany",
+                                                  sponsor_class="INDUSTRY", study_type="INTERVENTIONAL") != []
     with pytest.raises(InvalidArgument, match="unknown statistic"):
         m.stats("stats_by_mood")
 
@@ -162,3 +173,60 @@ def test_duration_facility_sponsor_and_results_delay(m, records):
     middle = len(delays) // 2
     expected = delays[middle] if len(delays) % 2 else (delays[middle - 1] + delays[middle]) / 2
     assert reporting["median_delay_days"] == expected
+
+
+FILTERS = {"status": ["RECRUITING", "NOT_YET_RECRUITING"], "phase": ["PHASE2", "PHASE3"], "location": "Germany",
+           "sponsor_class": ["INDUSTRY"], "study_type": "INTERVENTIONAL"}
+
+
+def searched(m: Mirror, **arguments) -> set[str]:
+    found, cursor = set(), None
+    while True:
+        page = m.search(page_size=200, cursor=cursor, **arguments)
+        found |= {item.nct_id for item in page.items}
+        if not (cursor := page.pagination.cursor):
+            return found
+
+
+def test_every_statistic_takes_the_searchs_filters_in_python_and_sql(m):
+    """The same filters as search, with the lead sponsor's class besides: the scope is the studies search finds."""
+    in_search = searched(m, condition="cancer", **{k: v for k, v in FILTERS.items() if k != "sponsor_class"})
+    industry = {r["nct_id"] for r in m.rows("SELECT nct_id FROM studies WHERE lead_sponsor_class = 'INDUSTRY'")}
+    rows = m.stats("stats_by_status", condition="cancer", **FILTERS)
+    assert sum(r["trials"] for r in rows) == len(in_search & industry) > 0
+    assert set(as_counts(rows, "overall_status")) <= set(FILTERS["status"])
+    sql = m.rows("SELECT * FROM stats_by_status('cancer', NULL, NULL, NULL, status_list := $status, "
+                 "phase_list := $phase, location_query := $location, sponsor_class_list := $sponsor_class, "
+                 "study_type_wanted := $study_type)", FILTERS)
+    assert sql == rows
+    everything = sum(r["trials"] for r in m.stats("stats_by_phase", condition="cancer"))
+    for name, value in FILTERS.items():  # each narrows the scope alone, to what search finds with it
+        alone = sum(r["trials"] for r in m.stats("stats_by_phase", condition="cancer", **{name: value}))
+        if name != "sponsor_class":
+            assert alone == len(searched(m, condition="cancer", **{name: value})), name
+        assert 0 < alone < everything, name
+    with pytest.raises(InvalidArgument, match="sponsor_class"):
+        m.stats("stats_by_phase", sponsor_class="PHARMA")
+
+
+def test_top_conditions_and_interventions(m, records):
+    """Counted from the records: each trial once per condition (case and spacing aside), placebo left out."""
+    conditions = Counter(c for r in records for c in {c.strip().lower() for c in ps(r).get(
+        "conditionsModule", {}).get("conditions", []) if c.strip()})
+    top = m.stats("stats_top_conditions")
+    assert len(top) == 100 and [r["trials"] for r in top] == sorted((r["trials"] for r in top), reverse=True)
+    above = top[19]["trials"]  # the conditions above the 20th's count (ties at it fall either way)
+    assert {r["condition"].lower(): r["trials"] for r in top if r["trials"] > above} == {
+        c: n for c, n in conditions.items() if n > above}
+    diabetes = searched(m, condition="diabetes")
+    drugs = Counter(i["name"].strip().lower() for r in records if ps(r)["identificationModule"]["nctId"] in diabetes
+                    for i in {i["name"].strip().lower(): i for i in ps(r).get("armsInterventionsModule", {}).get(
+                        "interventions", [])}.values())
+    drugs = Counter({name: n for name, n in drugs.items() if not any(
+        w in name.split() for w in ("placebo", "placebos", "sham", "vehicle", "dummy"))})
+    rows = m.stats("stats_top_interventions", condition="diabetes")
+    assert (rows[0]["intervention"].lower(), rows[0]["trials"]) == drugs.most_common(1)[0]
+    assert {r["intervention"].lower(): r["trials"] for r in rows} == {k: v for k, v in drugs.items()
+                                                                      if k in {r["intervention"].lower() for r in rows}}
+    assert all(r["intervention_type"] for r in rows) and diabetes
+    assert not any("placebo" in r["intervention"].lower() for r in rows)

@@ -29,6 +29,18 @@ def read_sql(relative: str) -> str:
     return (sql_root() / relative).read_text(encoding="utf-8")
 
 
+@cache
+def macro_sql(relative: str) -> str:
+    """The statements of a file of macros: a statistic's file (sql/stats/stats_*.sql) is the body of its macro,
+    written into the signature every statistic shares (sql/stats/template/statistic.sql); any other file as it is."""
+    folder, _, name = relative.partition("/")
+    if folder != "stats" or not name.startswith("stats_"):
+        return read_sql(relative)
+    template = "\n".join(line for line in read_sql("stats/template/statistic.sql").splitlines()
+                         if not line.startswith("--"))  # its comment names the placeholders
+    return template.replace("{name}", name.removesuffix(".sql")).replace("{body}", read_sql(relative))
+
+
 def sql_files(folder: str) -> list[str]:
     """Relative names of the `.sql` files of a folder, in name order (their load order)."""
     return sorted(f"{folder}/{p.name}" for p in (sql_root() / folder).glob("*.sql"))

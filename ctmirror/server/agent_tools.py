@@ -88,8 +88,7 @@ EXTRA_TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
                     {"type": "object", "additionalProperties": False, "required": ["nct_ids"],
                      "properties": {"nct_ids": {"type": "array", "items": NCT_IDS, "minItems": 1,
                                                 "maxItems": MAX_RESULTS_STUDIES}}}),
-    "find_eligible": ("Trials a patient could join (conditions, age, sex, healthy volunteer, location, "
-                      "recruiting), with how many studies each filter kept.",
+    "find_eligible": ("Trials a patient could join, with how many studies each filter kept.",
                       {"type": "object", "additionalProperties": False, "required": ["conditions"],
                        "properties": {
                            "conditions": {"type": "array", "items": {"type": "string"}, "minItems": 1},
@@ -105,7 +104,16 @@ EXTRA_TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
 
 @cache
 def _method_schema(name: str) -> dict[str, Any]:
-    return _clean_schema(METHODS[name].request.model_json_schema())
+    schema = _clean_schema(METHODS[name].request.model_json_schema())
+    if name == "search":  # the tool's own argument, read by _essie_search
+        schema = {**schema, "properties": {"essie": ESSIE_ARGUMENT, **schema["properties"]}}
+    return schema
+
+
+# search's Essie expression: the trials it finds (at most ESSIE_TRIALS_MAX) are the search's list of trials.
+ESSIE_ARGUMENT = {"type": ["string", "null"],
+                  "description": "Essie, as v2 query.term: OR, NOT, quotes, AREA[Field], RANGE[a, b]."}
+ESSIE_TRIALS_MAX = 10_000
 
 
 # The registry's statistics as one tool, the statistic named by its argument.
@@ -120,8 +128,7 @@ def _statistics_schema() -> dict[str, Any]:
 
 
 def _statistics_description() -> str:
-    return ("Counts of the trials in scope (condition, intervention, lead sponsor words, cutoff; none: all), by "
-            "what `statistic` names.")
+    return "Counts of the trials the filters keep (none: all), by what `statistic` names."
 
 
 TITLES = {
@@ -158,9 +165,9 @@ def output_schema(name: str) -> dict[str, Any]:
 
 
 def _outline(schema: dict[str, Any]) -> dict[str, Any]:
-    """A model's answer schema as the names of its fields: what an agent needs to read the answer, at a few percent
-    of the whole schema's characters in its context."""
-    return {"type": "object", "properties": dict.fromkeys(schema.get("properties", {}), {})}
+    """A model's answer schema as the fields every answer has: what it validates against, at a few percent of the
+    whole schema's characters in the agent's context (the tool's description says what the answer is)."""
+    return {"type": "object", "required": schema.get("required", [])}
 
 
 def compact_input(node: Any) -> Any:
@@ -320,7 +327,9 @@ def _answer(mirror: Mirror, name: str, arguments: dict[str, Any]) -> dict[str, A
         return {"results": json.loads(json.dumps(rows, default=str))}
     if name in METHODS and METHODS[name].kind != "statistic":
         check_json_types(name, _method_schema(name), arguments)
-        answer = mirror.call(name, **arguments)
+        if name == "search" and arguments.get("essie") is not None:
+            return _essie_search(mirror, arguments)
+        answer = mirror.call(name, **{k: v for k, v in arguments.items() if k != "essie"})
         if answer is None:
             raise NotFound(f"no trial {arguments.get('nct_id')!r}" + _at(mirror), invalid_input=arguments.get("nct_id"))
         if isinstance(answer, list):
@@ -336,6 +345,28 @@ def _answer(mirror: Mirror, name: str, arguments: dict[str, Any]) -> dict[str, A
         if exc.status == 404:
             raise NotFound(str(exc)) from None
         raise InvalidArgument(str(exc)) from None
+
+
+def _essie_search(mirror: Mirror, arguments: dict[str, Any]) -> dict[str, Any]:
+    """search with an Essie expression: the trials it finds at the call's cutoff become the search's list of trials
+    (with any nct_ids given, those of them it finds), searched with the other arguments as usual."""
+    request = {k: v for k, v in arguments.items() if k != "essie"}
+    cutoff = arguments_.cutoff(request.get("date_before")) or mirror.as_of
+    as_of = mirror.as_of if request.get("holdout") == "first_posted" else cutoff
+    try:
+        found, total = v2.matching_nct_ids(mirror, {"query.term": arguments["essie"]}, as_of, ESSIE_TRIALS_MAX)
+    except v2.V2Error as exc:
+        raise InvalidArgument(f"search: essie: {exc}", invalid_input=arguments["essie"]) from None
+    if total > ESSIE_TRIALS_MAX:
+        raise InvalidArgument(f"search: essie finds {total:,} studies, more than the {ESSIE_TRIALS_MAX:,} it can list",
+                              invalid_input=arguments["essie"],
+                              recovery_hint="Narrow it, or give the condition or intervention as their own arguments.")
+    wanted = set(arguments_.nct_ids(request["nct_ids"])) if request.get("nct_ids") else None
+    ids = [nct_id for nct_id in found if wanted is None or nct_id in wanted]
+    if not ids:
+        size = request.get("page_size", AGENT_DEFAULTS["search"]["page_size"])
+        return {"items": [], "pagination": {"cursor": None, "total_count": 0, "page_size": size}}
+    return mirror.call("search", **{**request, "nct_ids": ids}).model_dump(mode="json")
 
 
 _JSON_TYPES = {"boolean": "true or false", "integer": "a whole number", "number": "a number", "string": "a string",

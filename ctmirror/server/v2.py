@@ -500,6 +500,21 @@ def studies(mirror: Mirror, params: dict[str, str], as_of: date | None, *,
                  as_stored=as_stored and search.fields is None and as_of is None), search
 
 
+def matching_nct_ids(mirror: Mirror, params: dict[str, str], as_of: date | None, limit: int) -> tuple[list[str], int]:
+    """The NCT IDs of the first `limit` studies a v2 query finds (by its order), and how many it finds: no record
+    is read (the MCP search tool's Essie expression becomes its list of trials)."""
+    search = replace(parse_request(params, mirror), page_size=limit, count_total=True)
+    matcher = Matcher(mirror, as_of)
+    found = None
+    for context, tree in search.queries:
+        matched = matcher.evaluate(tree, context)
+        found = matched if found is None else matcher.combine("and", found, matched)
+    rows = _page_rows(mirror, search, matcher, found or matcher.leaf_table("no_terms"), has_query=found is not None,
+                      as_of=as_of)
+    nct_at = 1 + PAGE_COLUMNS.index("nct_id")
+    return [row[nct_at] for row in rows[:limit]], rows[0][0] if rows else 0
+
+
 # Where a v2 search's values go in serve_args (sql/serve/args_table.sql), by type; a list is of texts but `near`'s.
 ARGUMENT_LISTS = {str: "texts", list: "text_lists", int: "integers", float: "numbers", date: "dates", bool: "flags"}
 
@@ -533,8 +548,9 @@ PAGE_COLUMNS = ("version_no", "nct_id", "content_hash", "overall_status", "why_s
                 "record_row")
 
 
-def _page(mirror: Mirror, search: Search, matcher: Matcher, found: str, *, has_query: bool,
-          as_of: date | None, as_stored: bool) -> dict[str, Any]:
+def _page_rows(mirror: Mirror, search: Search, matcher: Matcher, found: str, *, has_query: bool,
+               as_of: date | None) -> list[tuple[Any, ...]]:
+    """The rows of a page: the total count, then PAGE_COLUMNS; one more row than the page, when there is more."""
     sort = search.sort + [(None, 1)] * (2 - len(search.sort))
     query_params = {"as_of": as_of, "has_query": has_query, **search.filters, **matcher.params,
                     "dir1": sort[0][1], "dir2": sort[1][1], "limit": search.page_size + 1, "offset": search.offset}
@@ -551,7 +567,12 @@ def _page(mirror: Mirror, search: Search, matcher: Matcher, found: str, *, has_q
         forget_plans(mirror)  # made after statements were prepared: they would be planned at every execution
     mirror.con.execute(read_sql("serve/set_args.sql"), lists)
     name = "v2_search_" + hashlib.sha256(statement.encode()).hexdigest()[:20]
-    rows = execute_prepared(mirror, name, lambda: statement).fetchall()
+    return execute_prepared(mirror, name, lambda: statement).fetchall()
+
+
+def _page(mirror: Mirror, search: Search, matcher: Matcher, found: str, *, has_query: bool,
+          as_of: date | None, as_stored: bool) -> dict[str, Any]:
+    rows = _page_rows(mirror, search, matcher, found, has_query=has_query, as_of=as_of)
     shown = [dict(zip(PAGE_COLUMNS, row[1:])) for row in rows]
     more = len(shown) > search.page_size
     shown = shown[:search.page_size]

@@ -6,4 +6,7 @@ FROM get_landscape_many((SELECT conditions FROM get_landscape_args),
                         (SELECT as_ofs FROM get_landscape_args),
                         (SELECT top_ns FROM get_landscape_args),
                         today := (SELECT today FROM get_landscape_args),
-                        current_state := $current_state);
+                        current_state := $current_state,
+                        status_lists := (SELECT statuses FROM get_landscape_args),
+                        phase_lists := (SELECT phases FROM get_landscape_args),
+                        location_queries := (SELECT locations FROM get_landscape_args));

@@ -4,4 +4,5 @@ SELECT count(*) AS total FROM search_matches($query, $condition, $intervention, 
                                              $eligibility_keywords, $min_age_days, $max_age_days, $sex, $study_type,
                                              $date_before, $as_of,
                                              term_count := $given_query::INTEGER + $given_condition::INTEGER
-                                                           + $given_intervention::INTEGER)
+                                                           + $given_intervention::INTEGER,
+                                             id_list := $nct_ids, near_point := $near, sort_order := $sort)

@@ -6,4 +6,5 @@ SELECT * FROM search_studies_page($query, $condition, $intervention, $status, $l
                                   $page_limit,
                                   $page_offset,
                                   term_count := $given_query::INTEGER + $given_condition::INTEGER
-                                                + $given_intervention::INTEGER)
+                                                + $given_intervention::INTEGER,
+                                  id_list := $nct_ids, near_point := $near, sort_order := $sort)

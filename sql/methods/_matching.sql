@@ -242,36 +242,53 @@ CREATE OR REPLACE MACRO term_matches(q) AS TABLE
 SELECT v.nct_id, h.score FROM term_hits(search_norm(q)) AS h JOIN study_version AS v USING (version_no)
 WHERE v.is_current;
 
+-- versions_near(lat, lon, km): the versions with a site within km kilometres of the point (haversine on the mean
+-- Earth radius): search's `near` and the v2 API's filter.geo.
+CREATE OR REPLACE MACRO versions_near(point_lat, point_lon, radius_km) AS TABLE
+SELECT DISTINCT v.version_no
+FROM all_locations AS l
+JOIN study_version AS v USING (nct_id, content_hash)
+WHERE l.lat IS NOT NULL AND l.lon IS NOT NULL
+  AND 6371.0088 * 2 * asin(sqrt(
+          pow(sin(radians(l.lat - point_lat::DOUBLE) / 2), 2)
+          + cos(radians(point_lat::DOUBLE)) * cos(radians(l.lat)) * pow(sin(radians(l.lon - point_lon::DOUBLE) / 2), 2)))
+      <= radius_km::DOUBLE;
+
 -- location_matches(location): 'Boston, MA' → versions of studies (version_no) with a site whose place holds every
 -- comma-separated part as whole words (a US state's code or name either way, a country by any of its names in
 -- sql/data/synonyms.csv). A part with no letter or digit ('%', '-') is no condition: it normalises to nothing,
--- and nothing would be contained in every place.
-CREATE OR REPLACE MACRO location_matches(location_query) AS TABLE
-WITH whole AS (  -- a place named with a comma ("Korea, Republic of") is one part when it is a known name
-    SELECT count(*) > 0 AS known FROM synonym
-    WHERE field = 'location' AND phrase = search_norm(location_query)
+-- and nothing would be contained in every place. location_matches_many(locations): per location, by its
+-- position k from 1, the same.
+CREATE OR REPLACE MACRO location_matches_many(location_queries) AS TABLE
+WITH queries AS (
+    SELECT k, q, EXISTS (SELECT 1 FROM synonym WHERE field = 'location' AND phrase = search_norm(q)) AS known
+    FROM (SELECT generate_subscripts(location_queries, 1) AS k, unnest(location_queries) AS q)
+    WHERE q IS NOT NULL
 ),
-parts AS (
-    SELECT i, part
-    FROM (SELECT i, search_norm(part) AS part
-          FROM (SELECT unnest(l) AS part, generate_subscripts(l, 1) AS i
-                FROM (SELECT CASE WHEN (SELECT known FROM whole) THEN [location_query]
-                                  ELSE string_split(location_query, ',') END AS l)))
+parts AS (  -- a place named with a comma ("Korea, Republic of") is one part when it is a known name
+    SELECT k, i, part
+    FROM (SELECT k, i, search_norm(part) AS part
+          FROM (SELECT k, unnest(l) AS part, generate_subscripts(l, 1) AS i
+                FROM (SELECT k, CASE WHEN known THEN [q] ELSE string_split(q, ',') END AS l FROM queries)))
     WHERE trim(part) <> ''
 ),
+part_count AS (SELECT k, count(*) AS n FROM parts GROUP BY k),
 alternatives AS (
-    SELECT i, part AS phrase FROM parts
+    SELECT k, i, part AS phrase FROM parts
     UNION
-    SELECT p.i, s2.phrase
+    SELECT p.k, p.i, s2.phrase
     FROM parts AS p
     JOIN synonym AS s1 ON s1.field = 'location' AND s1.phrase = p.part
     JOIN synonym AS s2 ON s2.field = 'location' AND s2.group_name = s1.group_name
 ),
 places AS (
-    SELECT pp.norm
+    SELECT a.k, pp.norm
     FROM place_norm AS pp
     JOIN alternatives AS a ON contains(pp.norm, a.phrase)
-    GROUP BY pp.norm
-    HAVING count(DISTINCT a.i) = (SELECT count(*) FROM parts)
+    GROUP BY a.k, pp.norm
+    HAVING count(DISTINCT a.i) = (SELECT n FROM part_count AS c WHERE c.k = a.k)
 )
-SELECT DISTINCT version_no FROM place_posting WHERE norm IN (SELECT norm FROM places);
+SELECT DISTINCT p.k, pp.version_no FROM place_posting AS pp JOIN places AS p USING (norm);
+
+CREATE OR REPLACE MACRO location_matches(location_query) AS TABLE
+SELECT version_no FROM location_matches_many([location_query]);

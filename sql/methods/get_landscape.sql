@@ -4,30 +4,43 @@
 -- sponsor and drug; phase_distribution keyed by each trial's display phase (sums to the total);
 -- recent_starts: trials started from 1 January two calendar years before the reference date (date_before,
 -- else today) up to the reference date, newest first.
--- get_landscape_many takes each argument as a list (one entry per call; as_ofs: each call's strict cutoff, NULL
--- for the current state) and answers every call, by its position k from 1; today (default current_date) is the
+-- status_list, phase_list, location_query: search's filters (any of the statuses, any of the phases, a site at the
+-- location), NULL for none. get_landscape_many takes each argument as a list (one entry per call; as_ofs: each
+-- call's strict cutoff, NULL for the current state; the filters' lists may be left out) and answers every call, by
+-- its position k from 1; today (default current_date) is the
 -- reference day of the calls without a date_before. current_state: true (a constant) when no call has a cutoff or
 -- an as_of, which lets the planner drop the cutoff rules from the plan (sql/schema/as_of_rules.sql).
 CREATE OR REPLACE MACRO get_landscape_many(condition_queries, cutoffs, as_ofs, competitor_limits,
-                                           today := current_date, current_state := false) AS TABLE
+                                           today := current_date, current_state := false, status_lists := NULL,
+                                           phase_lists := NULL, location_queries := NULL) AS TABLE
 WITH calls AS (
     SELECT generate_subscripts(condition_queries, 1) AS k, unnest(cutoffs)::DATE AS cutoff,
            unnest(as_ofs)::DATE AS as_of, unnest(competitor_limits) AS competitor_limit,
-           coalesce(unnest(cutoffs)::DATE, today::DATE) AS reference_day
+           coalesce(unnest(cutoffs)::DATE, today::DATE) AS reference_day,
+           unnest(coalesce(status_lists, list_transform(condition_queries, q -> NULL)))::VARCHAR[] AS status_list,
+           unnest(coalesce(phase_lists, list_transform(condition_queries, q -> NULL)))::VARCHAR[] AS phase_list,
+           unnest(coalesce(location_queries, list_transform(condition_queries, q -> NULL)))::VARCHAR AS location_query
 ),
 checked_calls AS (SELECT * FROM calls WHERE current_state_holds(current_state, cutoff, as_of)),
+located AS (  -- the calls' locations' studies (none read when no call has a location)
+    SELECT k, version_no FROM location_matches_many((SELECT list(location_query ORDER BY k) FROM calls))
+),
 -- The matched trials carry integers and short codes only: every column read here is read for every row of
 -- trial_card a match falls in, so the texts (sponsor, start date) are read for the few rows shown (named).
 trials AS (
     SELECT m.k, t.version_no, t.card_no, t.sponsor_key, t.phase, t.phase_rank, t.overall_status, t.enrollment,
            t.start_day, t.as_of_exact
-    FROM (SELECT m.k, m.version_no, c.cutoff, c.as_of,
+    FROM (SELECT m.k, m.version_no, c.cutoff, c.as_of, c.status_list, c.phase_list, c.location_query,
                  unnest(shown_keys_in(m.version_no, c.as_of, current_state)) AS shown_key
           FROM field_studies_many('condition', condition_queries, as_ofs) AS m JOIN checked_calls AS c USING (k)) AS m
     JOIN trial_card AS t ON t.shown_key = m.shown_key
     WHERE shown_in(t.valid_from, t.valid_to, t.shown_key < shown_key(0, false), t.study_first_post_date, m.cutoff,
                    m.as_of, current_state, as_of_exact := t.as_of_exact)
       AND t.phase_rank >= 1  -- a phase among EARLY_PHASE1..PHASE4
+      AND (m.status_list IS NULL OR list_contains(m.status_list, t.overall_status))
+      AND (m.phase_list IS NULL OR t.phase_mask & phase_mask(m.phase_list) <> 0)
+      AND (m.location_query IS NULL OR EXISTS (
+            SELECT 1 FROM located AS l WHERE l.k = m.k AND l.version_no = t.version_no))
 ),
 competitors AS (
     -- Sponsor and drug (case-insensitive) as their integer keys, which order as the names do.
@@ -105,5 +118,8 @@ LEFT JOIN (
 ) AS starts USING (k)
 ORDER BY calls.k;
 
-CREATE OR REPLACE MACRO get_landscape(condition_query, cutoff, competitor_limit, as_of := NULL) AS TABLE
-SELECT * EXCLUDE (k) FROM get_landscape_many([query_norm(condition_query)], [cutoff], [as_of], [competitor_limit]);
+CREATE OR REPLACE MACRO get_landscape(condition_query, cutoff, competitor_limit, as_of := NULL, status_list := NULL,
+                                      phase_list := NULL, location_query := NULL) AS TABLE
+SELECT * EXCLUDE (k) FROM get_landscape_many([query_norm(condition_query)], [cutoff], [as_of], [competitor_limit],
+                                             status_lists := [status_list], phase_lists := [phase_list],
+                                             location_queries := [location_query]);

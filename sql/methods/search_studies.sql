@@ -1,7 +1,9 @@
 -- search_studies_page(query, condition, intervention, status, location, phase, eligibility_keywords, min_age_days,
--- max_age_days, sex, study_type, date_before, as_of, page_limit, page_offset): one page of the studies passing all
--- given filters (NULL = no filter), as search candidates, by relevance (sum of the query, condition and
--- intervention scores) then nct_id. Ages: the trial's window admits the patient (minimum <= min_age, maximum
+-- max_age_days, sex, study_type, date_before, as_of, page_limit, page_offset, id_list, near_point, sort_order): one
+-- page of the studies passing all given filters (NULL = no filter), as search candidates, by relevance (sum of the
+-- query, condition and intervention scores) then nct_id, or by sort_order ('StartDate:desc', 'EnrollmentCount:asc';
+-- PrimaryCompletionDate, StudyFirstPostDate; studies without the value last) then relevance. id_list: only these
+-- NCT IDs (or aliases); near_point: [lat, lon, km], a site within km of the point. Ages: the trial's window admits the patient (minimum <= min_age, maximum
 -- >= max_age; a missing bound admits everyone). Sex: a trial for ALL (or not saying) admits both.
 -- Every row also carries total_matches, the number of studies the whole search finds.
 -- as_of: the strict cutoff (NULL: the current state). The query, condition, intervention and eligibility texts are
@@ -22,7 +24,8 @@ CREATE OR REPLACE MACRO search_term_count(term_count, text_query, condition_quer
 CREATE OR REPLACE MACRO search_matches(text_query, condition_query, intervention_query, status_list,
                                        location_query, phase_list, eligibility_query, patient_min_age_days,
                                        patient_max_age_days, sex_wanted, study_type_wanted, cutoff, as_of,
-                                       term_count := NULL) AS TABLE
+                                       term_count := NULL, id_list := NULL, near_point := NULL,
+                                       sort_order := NULL) AS TABLE
 WITH
 hits AS (
     SELECT version_no, score FROM term_hits(text_query) WHERE text_query IS NOT NULL
@@ -45,7 +48,12 @@ m AS (
 -- Numbers only: the page reads its few NCT IDs from the cards (reading every match's was a third of a call).
 -- The current state's rows as a key range (below any past row's key): the scan skips the past rows, and with no
 -- other column tested it looks a thousand matched keys up in trial_card's index of shown_key.
-SELECT t.study_no, t.card_no, round(m.relevance, 4) AS relevance
+SELECT t.study_no, t.card_no, round(m.relevance, 4) AS relevance,
+       CASE split_part(sort_order, ':', 1)
+            WHEN 'StartDate' THEN t.start_day - DATE '1970-01-01'
+            WHEN 'PrimaryCompletionDate' THEN t.completion_day - DATE '1970-01-01'
+            WHEN 'StudyFirstPostDate' THEN t.study_first_post_date - DATE '1970-01-01'
+            WHEN 'EnrollmentCount' THEN t.enrollment END AS sort_value
 FROM (SELECT version_no, relevance, unnest(shown_keys(version_no, as_of)) AS shown_key FROM m) AS m
 JOIN trial_card AS t ON t.shown_key = m.shown_key
 WHERE shown_at(t.valid_from, t.valid_to, t.shown_key < shown_key(0, false), t.study_first_post_date, cutoff, as_of,
@@ -58,6 +66,13 @@ WHERE shown_at(t.valid_from, t.valid_to, t.shown_key < shown_key(0, false), t.st
   AND (patient_max_age_days IS NULL OR t.maximum_age_days IS NULL OR t.maximum_age_days >= patient_max_age_days)
   AND (location_query IS NULL OR t.version_no IN (
         SELECT version_no FROM location_matches(location_query) WHERE location_query IS NOT NULL))
+  AND (id_list IS NULL OR t.nct_id IN (
+        SELECT unnest(id_list) WHERE id_list IS NOT NULL
+        UNION ALL
+        SELECT nct_id FROM nct_alias WHERE id_list IS NOT NULL AND list_contains(id_list, alias_nct_id)))
+  AND (near_point IS NULL OR t.version_no IN (
+        SELECT version_no FROM versions_near(near_point[1], near_point[2], near_point[3])
+        WHERE near_point IS NOT NULL))
   AND (eligibility_query IS NULL OR t.version_no IN (
         SELECT version_no FROM trial_detail
         WHERE eligibility_query IS NOT NULL
@@ -66,15 +81,23 @@ WHERE shown_at(t.valid_from, t.valid_to, t.shown_key < shown_key(0, false), t.st
 CREATE OR REPLACE MACRO search_studies_page(text_query, condition_query, intervention_query, status_list,
                                             location_query, phase_list, eligibility_query, patient_min_age_days,
                                             patient_max_age_days, sex_wanted, study_type_wanted, cutoff, as_of,
-                                            page_limit, page_offset, term_count := NULL) AS TABLE
+                                            page_limit, page_offset, term_count := NULL, id_list := NULL,
+                                            near_point := NULL, sort_order := NULL) AS TABLE
 WITH matches AS (
     SELECT * FROM search_matches(text_query, condition_query, intervention_query, status_list, location_query,
                                  phase_list, eligibility_query, patient_min_age_days, patient_max_age_days,
-                                 sex_wanted, study_type_wanted, cutoff, as_of, term_count := term_count)
+                                 sex_wanted, study_type_wanted, cutoff, as_of, term_count := term_count,
+                                 id_list := id_list, near_point := near_point, sort_order := sort_order)
 ),
 -- Counted apart from the ranking: a count(*) OVER () here once failed inside DuckDB's window operator.
 total AS (SELECT count(*) AS total_matches FROM matches),
-page AS (SELECT * FROM matches ORDER BY relevance DESC, study_no LIMIT page_limit OFFSET page_offset),
+page AS (
+    SELECT * FROM matches
+    ORDER BY CASE WHEN ends_with(sort_order, ':asc') THEN sort_value END ASC NULLS LAST,
+             CASE WHEN ends_with(sort_order, ':desc') THEN sort_value END DESC NULLS LAST,
+             relevance DESC, study_no
+    LIMIT page_limit OFFSET page_offset
+),
 cards AS (  -- the page's trials, read from their cards (a few dozen rows; their list columns are not read)
     SELECT p.*, t.nct_id,
            trial_of(card_json(x.card_head, x.references_json, t.overall_status, t.why_stopped, t.results_posted,
@@ -104,7 +127,9 @@ SELECT
     c.relevance,
     (SELECT total_matches FROM total) AS total_matches
 FROM cards AS c
-ORDER BY c.relevance DESC, c.study_no;
+ORDER BY CASE WHEN ends_with(sort_order, ':asc') THEN c.sort_value END ASC NULLS LAST,
+         CASE WHEN ends_with(sort_order, ':desc') THEN c.sort_value END DESC NULLS LAST,
+         c.relevance DESC, c.study_no;
 
 CREATE OR REPLACE MACRO search_studies(text_query, condition_query, intervention_query, status_list, location_query,
                                        phase_list, eligibility_query, patient_min_age_days, patient_max_age_days,

@@ -1,8 +1,7 @@
 -- stats_by_age_group(condition, intervention, sponsor, date_before, as_of): one row per standard age group (CHILD,
 -- ADULT, OLDER_ADULT; a trial counts in every group it admits): age_group, trials, share (of trials in scope,
 -- so shares can sum past 1); '(none)' last: the trials whose record gives no age group.
-CREATE OR REPLACE MACRO stats_by_age_group(condition_query, intervention_query, sponsor_query, cutoff, as_of := NULL) AS TABLE
-WITH s AS (SELECT * FROM analytics_scope(condition_query, intervention_query, sponsor_query, cutoff, as_of))
+s AS (SELECT * FROM scope)
 SELECT age_group, count(*) AS trials, share_of(count(*), (SELECT count(*) FROM s)) AS share
 FROM (SELECT DISTINCT nct_id, unnest(CASE WHEN len(coalesce(std_ages, [])) = 0 THEN ['(none)'] ELSE std_ages END)
                                   AS age_group FROM s)

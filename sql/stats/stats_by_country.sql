@@ -1,8 +1,7 @@
 -- stats_by_country(condition, intervention, sponsor, date_before, as_of): one row per country with sites: country,
 -- trials (with at least one site there), sites, lat/lon (the mean of its sites, for maps). Most trials first;
 -- '(none)' last: the trials that list no site (sites 0, no lat/lon).
-CREATE OR REPLACE MACRO stats_by_country(condition_query, intervention_query, sponsor_query, cutoff, as_of := NULL) AS TABLE
-WITH s AS (SELECT version_no FROM analytics_scope(condition_query, intervention_query, sponsor_query, cutoff, as_of))
+s AS (SELECT version_no FROM scope)
 SELECT * FROM (
     SELECT country, count(*) AS trials, sum(sites) AS sites,
            round(sum(lat_sum) / nullif(sum(lat_n), 0), 3) AS lat, round(sum(lon_sum) / nullif(sum(lon_n), 0), 3) AS lon

@@ -1,8 +1,7 @@
 -- stats_by_duration(condition, intervention, sponsor, date_before, as_of): one row per band of planned or actual duration
 -- from start to primary completion: duration ('< 6 months', '6-12 months', '1-2 years', '2-5 years', '5+ years',
 -- 'unknown'), trials, share. In band order.
-CREATE OR REPLACE MACRO stats_by_duration(condition_query, intervention_query, sponsor_query, cutoff, as_of := NULL) AS TABLE
-WITH s AS (SELECT * FROM analytics_scope(condition_query, intervention_query, sponsor_query, cutoff, as_of)),
+s AS (SELECT * FROM scope),
 banded AS (
     SELECT CASE
         WHEN start_day IS NULL OR completion_day IS NULL OR completion_day < start_day THEN 6

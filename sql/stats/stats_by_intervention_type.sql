@@ -2,8 +2,7 @@
 -- registry displays it (Drug, Device, Behavioral, ...): intervention_type, trials (with at least one such
 -- intervention), share (of trials in scope). Most trials first; '(none)' last: the trials with no typed
 -- intervention.
-CREATE OR REPLACE MACRO stats_by_intervention_type(condition_query, intervention_query, sponsor_query, cutoff, as_of := NULL) AS TABLE
-WITH s AS (SELECT * FROM analytics_scope(condition_query, intervention_query, sponsor_query, cutoff, as_of))
+s AS (SELECT * FROM scope)
 SELECT intervention_type, count(*) AS trials, share_of(count(*), (SELECT count(*) FROM s)) AS share
 FROM (SELECT DISTINCT nct_id, unnest(CASE WHEN len(types) = 0 THEN ['(none)'] ELSE types END) AS intervention_type
       FROM (SELECT nct_id, list_filter(list_transform(coalesce(interventions, []), i -> i.intervention_type),

@@ -1,8 +1,7 @@
 -- stats_completion(condition, intervention, sponsor, date_before, as_of): one row: trials (in scope), closed (completed,
 -- terminated or withdrawn), completed, terminated, withdrawn, suspended, completion_rate and termination_rate
 -- (of the closed trials).
-CREATE OR REPLACE MACRO stats_completion(condition_query, intervention_query, sponsor_query, cutoff, as_of := NULL) AS TABLE
-WITH s AS (SELECT * FROM analytics_scope(condition_query, intervention_query, sponsor_query, cutoff, as_of)),
+s AS (SELECT * FROM scope),
 c AS (
     SELECT count(*) AS trials,
            count(*) FILTER (WHERE overall_status IN ('COMPLETED', 'TERMINATED', 'WITHDRAWN')) AS closed,

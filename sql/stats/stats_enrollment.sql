@@ -1,7 +1,6 @@
 -- stats_enrollment(condition, intervention, sponsor, date_before, as_of): one row per enrollment band ('1-50',
 -- '51-100', '101-500', '501-1000', '1000+', 'unknown'; zero counts as unknown): enrollment, trials, share.
-CREATE OR REPLACE MACRO stats_enrollment(condition_query, intervention_query, sponsor_query, cutoff, as_of := NULL) AS TABLE
-WITH s AS (SELECT * FROM analytics_scope(condition_query, intervention_query, sponsor_query, cutoff, as_of)),
+s AS (SELECT * FROM scope),
 banded AS (
     SELECT CASE WHEN enrollment IS NULL OR enrollment <= 0 THEN 6 WHEN enrollment <= 50 THEN 1
                 WHEN enrollment <= 100 THEN 2 WHEN enrollment <= 500 THEN 3 WHEN enrollment <= 1000 THEN 4

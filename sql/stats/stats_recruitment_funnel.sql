@@ -1,8 +1,7 @@
 -- stats_recruitment_funnel(condition, intervention, sponsor, date_before, as_of): one row per stage of a trial's life,
 -- in order: stage (1 not yet recruiting, 2 recruiting (incl. by invitation), 3 active, not recruiting,
 -- 4 completed, 5 stopped early (terminated, withdrawn, suspended), 6 unknown), trials, share.
-CREATE OR REPLACE MACRO stats_recruitment_funnel(condition_query, intervention_query, sponsor_query, cutoff, as_of := NULL) AS TABLE
-WITH s AS (SELECT * FROM analytics_scope(condition_query, intervention_query, sponsor_query, cutoff, as_of)),
+s AS (SELECT * FROM scope),
 staged AS (
     SELECT CASE overall_status
         WHEN 'NOT_YET_RECRUITING' THEN 1 WHEN 'RECRUITING' THEN 2 WHEN 'ENROLLING_BY_INVITATION' THEN 2
