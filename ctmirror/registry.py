@@ -167,7 +167,7 @@ class SearchRequest(Request):
     nct_ids: Annotated[list[str] | None, BeforeValidator(arg.nct_ids)] = Field(
         None, description="Only these trials.")
     near: Annotated[str | None, BeforeValidator(arg.near)] = Field(
-        None, description="A site within a distance of a point: '42.36,-71.06,50mi' (or km).")
+        None, description="A site within: '42.36,-71.06,50mi' (or km).")
     sort: Annotated[str | None, BeforeValidator(arg.search_sort)] = Field(
         None, description="StartDate, PrimaryCompletionDate, StudyFirstPostDate or EnrollmentCount, :asc or :desc "
                           "(else relevance).")

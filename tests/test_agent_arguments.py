@@ -146,3 +146,32 @@ def test_search_takes_an_essie_expression_as_the_v2_api_reads_it(m, monkeypatch)
     monkeypatch.setattr("ctmirror.server.agent_tools.ESSIE_TRIALS_MAX", 2)
     with pytest.raises(InvalidArgument, match="more than the 2 it can list"):
         run_tool(m, "search", {"essie": essie})
+
+
+def test_get_study_gives_the_sections_asked_for_and_the_sites_at_a_place(m):
+    nct_id = m.rows("SELECT s.nct_id FROM studies AS s JOIN locations AS l USING (nct_id) WHERE s.has_results "
+                    "GROUP BY 1 HAVING count(*) FILTER (WHERE l.country = 'Germany') BETWEEN 1 AND count(*) - 1 "
+                    "ORDER BY 1 LIMIT 1")[0]["nct_id"]
+    whole = run_tool(m, "get_study", {"nct_id": nct_id, "max_list_items": 1000})["study"]
+    part = run_tool(m, "get_study", {"nct_id": nct_id, "sections": ["eligibility", "results"],
+                                     "max_list_items": 1000})["study"]
+    assert part["protocolSection"] == {key: whole["protocolSection"][key]
+                                       for key in ("identificationModule", "eligibilityModule")}
+    assert part["resultsSection"] == whole["resultsSection"] and part["hasResults"] is True
+    eligibility = run_tool(m, "get_study", {"nct_id": nct_id, "sections": ["eligibility"]})["study"]
+    assert len(json.dumps(eligibility)) < len(json.dumps(whole)) / 10  # what an agent checking eligibility pays
+    sites = whole["protocolSection"]["contactsLocationsModule"]["locations"]
+    there = run_tool(m, "get_study", {"nct_id": nct_id, "sections": ["locations"], "location": "Germany"})["study"]
+    kept = there["protocolSection"]["contactsLocationsModule"]["locations"]
+    assert kept == [site for site in sites if site.get("country") == "Germany"] != []
+    assert there["sitesElsewhere"] == len(sites) - len(kept) > 0
+    with pytest.raises(InvalidArgument, match="sections"):
+        run_tool(m, "get_study", {"nct_id": nct_id, "sections": ["colour"]})
+
+
+def test_a_statistic_is_named_with_or_without_its_stats_prefix(m):
+    short = run_tool(m, "statistics", {"statistic": "top_conditions", "phase": ["PHASE3"]})
+    assert short == run_tool(m, "statistics", {"statistic": "stats_top_conditions", "phase": ["PHASE3"]})
+    assert short["results"] == m.stats("stats_top_conditions", phase="PHASE3") != []
+    with pytest.raises(InvalidArgument, match="by_phase, by_status"):
+        run_tool(m, "statistics", {"statistic": "by_colour"})

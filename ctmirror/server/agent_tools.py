@@ -48,13 +48,21 @@ def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 NCT_IDS = {"type": "string", "description": "An NCT ID, e.g. NCT00711542."}
+# get_study's sections: where each is in the v2 record (the identification module always comes)
+STUDY_SECTIONS = {
+    "status": ("protocolSection", "statusModule"), "sponsors": ("protocolSection", "sponsorCollaboratorsModule"),
+    "description": ("protocolSection", "descriptionModule"), "conditions": ("protocolSection", "conditionsModule"),
+    "design": ("protocolSection", "designModule"), "arms": ("protocolSection", "armsInterventionsModule"),
+    "outcomes": ("protocolSection", "outcomesModule"), "eligibility": ("protocolSection", "eligibilityModule"),
+    "locations": ("protocolSection", "contactsLocationsModule"), "references": ("protocolSection", "referencesModule"),
+    "results": ("resultsSection",), "mesh": ("derivedSection",),
+}
 V2_QUERY = {
     "type": "object", "additionalProperties": False,
     "properties": {
         "query.cond": {"type": "string", "description": "Conditions (Essie)."},
         "query.intr": {"type": "string", "description": "Drugs or interventions."},
-        "query.term": {"type": "string", "description": "Other terms (Essie), e.g. "
-                                                        "AREA[StartDate]RANGE[2020-01-01, MAX]"},
+        "query.term": {"type": "string", "description": "Other terms (Essie)."},
         "query.locn": {"type": "string", "description": "A place, e.g. 'Germany'."},
         "query.spons": {"type": "string", "description": "Sponsor or collaborator."},
         "query.titles": {"type": "string", "description": "Title words."},
@@ -64,10 +72,12 @@ V2_QUERY = {
     },
 }
 EXTRA_TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
-    "get_study": ("A study's v2 record; lists cut to max_list_items (`capped` says which); at a cutoff, `withheld` "
-                  "what was recorded later.",
+    "get_study": ("A study's v2 record, or sections of it; lists cut to max_list_items (`capped` says which); "
+                  "`withheld`: what a cutoff hides.",
                   {"type": "object", "additionalProperties": False, "required": ["nct_id"],
                    "properties": {"nct_id": NCT_IDS,
+                                  "sections": {"type": "array", "items": {"enum": list(STUDY_SECTIONS)}},
+                                  "location": {"type": "string", "description": "Only the sites there"},
                                   "max_list_items": {"type": "integer", "minimum": 1, "maximum": 1000,
                                                      "default": DEFAULT_LIST_CAP}}}),
     "count_studies": ("Studies a query finds (v2 parameters): how many, and the first `list` NCT IDs.",
@@ -112,23 +122,25 @@ def _method_schema(name: str) -> dict[str, Any]:
 
 # search's Essie expression: the trials it finds (at most ESSIE_TRIALS_MAX) are the search's list of trials.
 ESSIE_ARGUMENT = {"type": ["string", "null"],
-                  "description": "Essie, as v2 query.term: OR, NOT, quotes, AREA[Field], RANGE[a, b]."}
+                  "description": "Essie (as v2 query.term): OR, NOT, AREA[Field], RANGE[a, b]."}
 ESSIE_TRIALS_MAX = 10_000
 
 
-# The registry's statistics as one tool, the statistic named by its argument.
+# The registry's statistics as one tool, the statistic named by its argument: its name without the `stats_` every
+# name begins with (by_phase, top_conditions, ...), or with it.
 STATISTICS_TOOL = "statistics"
+STATISTIC_CHOICES = {name.removeprefix("stats_"): name for name in STATISTIC_NAMES}
 
 
 @cache
 def _statistics_schema() -> dict[str, Any]:
     scope = _clean_schema(StatisticRequest.model_json_schema())
-    choice = {"type": "string", "enum": list(STATISTIC_NAMES)}
+    choice = {"type": "string", "enum": list(STATISTIC_CHOICES)}
     return {**scope, "properties": {"statistic": choice, **scope["properties"]}, "required": ["statistic"]}
 
 
 def _statistics_description() -> str:
-    return "Counts of the trials the filters keep (none: all), by what `statistic` names."
+    return "Counts of the trials the filters keep (none: all), by `statistic`."
 
 
 TITLES = {
@@ -318,11 +330,14 @@ def _list_groups(node: Any, path: str, groups: dict[str, list[tuple[Any, Any, li
 
 def _answer(mirror: Mirror, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     if name == STATISTICS_TOOL:
+        if isinstance(arguments.get("statistic"), str):  # by_phase, or stats_by_phase
+            arguments = {**arguments, "statistic": arguments["statistic"].removeprefix("stats_")}
         check_json_types(name, _statistics_schema(), arguments)
-        statistic = arguments.get("statistic")
+        statistic = STATISTIC_CHOICES.get(arguments.get("statistic"))
         if statistic not in STATISTIC_NAMES:
-            raise InvalidArgument(f"statistics: statistic must be one of {', '.join(STATISTIC_NAMES)}",
-                                  invalid_input=statistic, recovery_hint="Name the statistic you want.")
+            raise InvalidArgument(f"statistics: statistic must be one of {', '.join(STATISTIC_CHOICES)}",
+                                  invalid_input=arguments.get("statistic"),
+                                  recovery_hint="Name the statistic you want.")
         rows = mirror.call(statistic, **{k: v for k, v in arguments.items() if k != "statistic"})
         return {"results": json.loads(json.dumps(rows, default=str))}
     if name in METHODS and METHODS[name].kind != "statistic":
@@ -432,8 +447,28 @@ def _get_study(mirror: Mirror, arguments: dict[str, Any]) -> dict[str, Any]:
     # one ID format everywhere: NCT:05048797 (the contract's) as get_trial takes it
     shown_as: dict[str, Any] = {}
     _, record = v2.study(mirror, arguments_.nct_id(arguments["nct_id"]), {}, mirror.as_of, shown_as)
+    if arguments.get("sections"):
+        record = _sections(record, arguments["sections"])
+    if arguments.get("location"):
+        record = _sites_near(record, arguments["location"])
     capped: list[dict[str, Any]] = []
     return {"study": _capped(record, cap, "", capped), "capped": capped, **shown_as}
+
+
+def _sections(record: dict[str, Any], sections: list[str]) -> dict[str, Any]:
+    """The record with the identification module and the sections asked for alone (STUDY_SECTIONS)."""
+    chosen: dict[str, Any] = {"protocolSection": {
+        "identificationModule": record.get("protocolSection", {}).get("identificationModule", {})}}
+    for section in sections:
+        *parents, key = STUDY_SECTIONS[section]
+        source, target = record, chosen
+        for parent in parents:
+            source, target = source.get(parent, {}), target.setdefault(parent, {})
+        if key in source:
+            target[key] = source[key]
+    if "results" in sections:
+        chosen["hasResults"] = record.get("hasResults", False)
+    return chosen
 
 
 def study_resource(record: dict[str, Any]) -> dict[str, Any]:
