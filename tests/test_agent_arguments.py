@@ -76,7 +76,7 @@ def test_at_default_arguments_no_answer_exceeds_the_budget_and_what_was_cut_is_s
              ("count_studies", {"query.cond": "cancer"}), ("field_values", {"fields": ["LeadSponsorName"]}),
              ("field_definitions", {}), ("field_definitions", {"query": "date"}),
              ("get_results", {"nct_ids": with_results}), ("find_eligible", {"conditions": ["cancer"]}),
-             ("find_eligible", {"conditions": ["breast cancer"], "recruiting_only": False})]
+             ("find_eligible", {"conditions": ["breast cancer"], "statuses": []})]
     cut = set()
     for name, arguments in calls:
         answer = run_tool(m, name, arguments)
@@ -175,3 +175,16 @@ def test_a_statistic_is_named_with_or_without_its_stats_prefix(m):
     assert short["results"] == m.stats("stats_top_conditions", phase="PHASE3") != []
     with pytest.raises(InvalidArgument, match="by_phase, by_status"):
         run_tool(m, "statistics", {"statistic": "by_colour"})
+
+
+def test_find_eligible_takes_the_statuses_a_patient_could_join_in(m):
+    joinable = ["RECRUITING", "NOT_YET_RECRUITING", "ENROLLING_BY_INVITATION"]
+    funnel = {s["stage"]: s["studies"] for s in run_tool(m, "find_eligible", {"conditions": ["cancer"],
+                                                                             "statuses": joinable})["funnel"]}
+    counted = run_tool(m, "count_studies", {"query.cond": "(cancer)", "filter.overallStatus": ",".join(joinable)})
+    default = {s["stage"]: s["studies"] for s in run_tool(m, "find_eligible", {"conditions": ["cancer"]})["funnel"]}
+    assert funnel["status"] == counted["total"] > default["status"] > 0
+    assert [s["stage"] for s in run_tool(m, "find_eligible", {"conditions": ["cancer"], "statuses": []})["funnel"]] \
+        == ["conditions"]
+    with pytest.raises(InvalidArgument, match="statuses"):
+        run_tool(m, "find_eligible", {"conditions": ["cancer"], "statuses": ["OPEN"]})

@@ -135,7 +135,7 @@ async def check_tools(session, m: Mirror) -> None:
     eligible = (await session.call_tool("find_eligible", {"conditions": ["diabetes"], "age_years": 55,
                                                           "sex": "FEMALE"})).structuredContent
     kept = [stage["studies"] for stage in eligible["funnel"]]
-    assert [s["stage"] for s in eligible["funnel"]] == ["conditions", "recruiting", "age", "sex"]
+    assert [s["stage"] for s in eligible["funnel"]] == ["conditions", "status", "age", "sex"]
     assert kept == sorted(kept, reverse=True) and kept[-1] >= len(eligible["studies"]) > 0
     template = (await session.list_resource_templates()).resourceTemplates[0]
     assert template.uriTemplate == "ctgov://study/{nctId}"
@@ -208,7 +208,7 @@ def test_a_server_pinned_to_a_cutoff_leaks_nothing_from_after_it(sample_warehous
                                             ("statistics", {"statistic": "stats_results_reporting",
                                                             "condition": condition}),
                                             ("count_studies", {"query.cond": condition}),
-                                            ("find_eligible", {"conditions": [condition], "recruiting_only": False,
+                                            ("find_eligible", {"conditions": [condition], "statuses": [],
                                                                "max_results": 50}),
                                             ("statistics", {"statistic": "stats_by_status",
                                                             "condition": condition})]:

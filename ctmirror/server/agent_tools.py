@@ -107,7 +107,8 @@ EXTRA_TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
                            "healthy_volunteer": {"type": "boolean"},
                            "location": {"type": "string", "description": "'Boston, MA', 'Germany': sites there"},
                            "phases": {"type": "array", "items": {"type": "string", "enum": list(PHASES)}},
-                           "recruiting_only": {"type": "boolean", "default": True},
+                           "statuses": {"type": "array", "items": {"type": "string"}, "default": ["RECRUITING"],
+                                        "description": "[]: any"},
                            "max_results": {"type": "integer", "minimum": 1, "maximum": 200, "default": 20}}}),
 }
 
@@ -580,8 +581,10 @@ def _find_eligible(mirror: Mirror, arguments: dict[str, Any]) -> dict[str, Any]:
     stages: list[tuple[str, dict[str, str]]] = [
         ("conditions", {"query.cond": " OR ".join(f"({w})" for w in words if w) or '""'})]
     terms: list[str] = []
-    if arguments.get("recruiting_only", True):
-        stages.append(("recruiting", {"filter.overallStatus": "RECRUITING"}))
+    statuses = arguments.get("statuses", ["RECRUITING"])
+    if statuses:  # the statuses a patient could join in (NOT_YET_RECRUITING, ENROLLING_BY_INVITATION, ...)
+        stages.append(("status", {"filter.overallStatus": ",".join(arguments_.any_of(
+            "statuses", statuses, arguments_.STATUSES))}))
     phases = arguments.get("phases")
     if phases:
         if not isinstance(phases, list) or not set(phases) <= set(PHASES):
