@@ -266,6 +266,11 @@ def test_single_studies_aliases_and_the_other_endpoints(api, m):
     assert record["protocolSection"]["identificationModule"]["nctId"] == "NCT00711542" and "derivedSection" in record
     assert api.get("/api/v2/studies/NCT00711542", params={"fields": "NCTId"}).json() == {
         "protocolSection": {"identificationModule": {"nctId": "NCT00711542"}}}
+    assert api.get("/api/v2/studies/NCT00711542", params={"markupFormat": "markdown"}).content == stored
+    for path in ("/api/v2/studies/NCT00711542", "/api/v2/studies"):  # never markdown under legacy's name
+        legacy = api.get(path, params={"markupFormat": "legacy", "query.cond": "asthma"}
+                         if path.endswith("studies") else {"markupFormat": "legacy"})
+        assert legacy.status_code == 400 and "markupFormat=legacy" in legacy.text
     moved = api.get("/api/v2/studies/nct711542", follow_redirects=False)
     assert moved.status_code == 301 and moved.headers["location"] == "/api/v2/studies/NCT00711542"
     missing = api.get("/api/v2/studies/NCT99999999")

@@ -196,8 +196,7 @@ def parse_request(params: dict[str, str], mirror: Mirror) -> Search:
     fmt = params.get("format", "json")
     if fmt not in ("json", "csv"):
         raise V2Error(f"format must be json or csv, not {fmt!r}")
-    if params.get("markupFormat", "markdown") not in ("markdown", "legacy"):
-        raise V2Error("markupFormat must be markdown or legacy")
+    check_markup_format(params)
     if "geoDecay" in params and not GEO_DECAY.match(params["geoDecay"]):
         raise V2Error("geoDecay must look like func:exp,scale:300mi,offset:0mi,decay:0.5")
     fields = listed(params.get("fields"))
@@ -716,6 +715,17 @@ def canonical_nct_id(nct_id: str) -> str:
     return f"NCT{int(found.group(1)):08d}"
 
 
+def check_markup_format(params: dict[str, str]) -> None:
+    """markupFormat: markdown, as the records are stored. legacy (classic PRS text) is refused by name rather than
+    answered in markdown: ctmirror has no record of how the registry writes it."""
+    wanted = params.get("markupFormat", "markdown")
+    if wanted == "legacy":
+        raise V2Error("markupFormat=legacy (classic PRS text) is not served by ctmirror: markup fields come in "
+                      "markdown, as the registry's records are stored; leave markupFormat out or give markdown")
+    if wanted != "markdown":
+        raise V2Error("markupFormat must be markdown or legacy")
+
+
 def _study_params(params: dict[str, str]) -> list[tuple[str, ...]] | None:
     """The fields a single-study request projects to (None: the whole record), or a V2Error."""
     unknown = sorted(set(params) - {"fields", "format", "markupFormat"})
@@ -723,6 +733,7 @@ def _study_params(params: dict[str, str]) -> list[tuple[str, ...]] | None:
         raise V2Error(f"unknown parameter {unknown[0]!r}")
     if params.get("format", "json") != "json":
         raise V2Error("format: a single study is served as json")
+    check_markup_format(params)
     if not params.get("fields"):
         return None
     try:
