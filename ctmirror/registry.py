@@ -172,7 +172,7 @@ class SearchRequest(Request):
         None, description="StartDate, PrimaryCompletionDate, StudyFirstPostDate or EnrollmentCount, :asc or :desc "
                           "(else relevance).")
     fields: Annotated[list[str] | None, BeforeValidator(candidate_fields)] = Field(
-        None, description="Keys of each trial to give (nct_id, title, status, ...).")
+        None, description="Keys of each trial to give (nct_id, title, ...).")
     date_before: Cutoff = DATE_BEFORE
     page_size: Annotated[int, _bounded(1, 200), _limits(1, 200)] = Field(50, description="Trials a page.")
     cursor: str | None = Field(None, description="pagination.cursor of the previous page, unchanged.")
@@ -346,7 +346,7 @@ STATISTIC_NAMES = ("stats_by_phase", "stats_by_status", "stats_by_study_type", "
                    "stats_by_intervention_type", "stats_by_start_year", "stats_by_duration", "stats_by_country",
                    "stats_by_facility", "stats_by_sponsor", "stats_by_sponsor_class", "stats_enrollment",
                    "stats_completion", "stats_results_reporting", "stats_recruitment_funnel", "stats_top_conditions",
-                   "stats_top_interventions")
+                   "stats_top_interventions", "stats_exactness")
 STATISTICS = tuple(Method(name, StatisticRequest, list[dict[str, Any]], "", "statistic", display.rows,
                           {"condition": "asthma"}) for name in STATISTIC_NAMES)
 # The one arguments table every statistic's call query reads (statistic_args), so that each is prepared once per

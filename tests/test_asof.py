@@ -645,3 +645,19 @@ def test_status_says_how_many_studies_a_cutoff_shows_exactly(sample_warehouse):
     assert exact["share_exact"] == round(exact["exact"] / shown, 4)
     done = CliRunner().invoke(app, ["-w", str(sample_warehouse), "status", "--as-of", cutoff.isoformat()])
     assert done.exit_code == 0 and f"{exact['exact']:,} of {shown:,} studies shown exactly" in done.stdout
+
+
+def test_a_statistic_counts_the_reconstructions_among_the_trials_in_scope(sample_warehouse):
+    cutoff = date(2015, 1, 1)
+    with Mirror(sample_warehouse) as m:
+        whole = m.stats_exactness(date_before=cutoff)[0]
+        status = m.stats_by_status(date_before=cutoff)
+        counted = m.rows("SELECT count(*) FILTER (WHERE as_of_exact) AS exact, count(*) AS n FROM trial_card "
+                         "WHERE shown_at(valid_from, valid_to, is_current, study_first_post_date, $d, $d, "
+                         "as_of_exact := as_of_exact)", {"d": cutoff})[0]
+        assert whole["trials"] == sum(r["trials"] for r in status) == counted["n"]
+        assert whole["exact"] == counted["exact"] and 0 < whole["reconstructed"] == counted["n"] - counted["exact"]
+        assert whole["exact_share"] == round(whole["exact"] / whole["trials"], 4)
+        assert m.stats_exactness()[0]["reconstructed"] == 0  # the current state is exact throughout
+        assert m.stats_exactness(date_before=cutoff, holdout="exact")[0] == {
+            "trials": whole["exact"], "exact": whole["exact"], "reconstructed": 0, "exact_share": 1.0}
