@@ -114,7 +114,6 @@ def _search(self: Mirror, method: Method, request: dict[str, Any]) -> Pagination
     scoped, call = self._scoped(method, request)
     params = {column: method.bound(name, call[name]) for name, column, _ in method.columns if name in call}
     params["phase"] = call["phase"]
-    params["near"] = arg.near_point(call["near"])
     if params["sex"] == "ALL":
         params["sex"] = None
     if all(value is None for key, value in params.items() if key != "sort"):
@@ -126,6 +125,10 @@ def _search(self: Mirror, method: Method, request: dict[str, Any]) -> Pagination
     if call["cursor"] is not None:
         mirror, offset = _read_cursor(scoped, call["cursor"], fingerprint)
     arguments = {**params, "page_offset": offset}
+    if call["near"] is not None:  # the versions near the point, on the state that answers (cursor's included)
+        lat, lon, km = arg.near_point(call["near"])
+        arguments["near"] = mirror.con.execute(read_sql("calls/near_versions.sql"),
+                                               {"geo_lat": lat, "geo_lon": lon, "geo_km": km}).fetchone()[0]
 
     def page() -> tuple[list[dict[str, Any]], int]:
         rows = answers.rows_of(answers.execute_shaped(mirror, method, "search_page", arguments, page_limit=size))

@@ -323,7 +323,7 @@ CONTRACT = (
                     ("sex", "sex", "VARCHAR"), ("study_type", "study_type", "VARCHAR"),
                     ("date_before", "date_before", "DATE"), ("as_of", "as_of", "DATE"),
                     ("page_offset", "page_offset", "BIGINT"), ("nct_ids", "nct_ids", "VARCHAR[]"),
-                    ("near", "near", "DOUBLE[]"), ("sort", "sort", "VARCHAR")),
+                    ("near", "near", "BIGINT[]"), ("sort", "sort", "VARCHAR")),
            words=("condition", "intervention"), texts=("query", "eligibility_keywords")),
 )
 

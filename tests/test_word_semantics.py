@@ -243,12 +243,15 @@ def test_query_id_finds_organisation_and_secondary_study_ids(m):
     assert "NCT00763412" in found(m, **{"query.id": "P60DK020579"})  # a grant number, its secondary ID
     # BasicSearch (query.term) holds them too, below the title's weight; a condition search does not
     assert "NCT02552212" in found(m, **{"query.term": "AS0006"})
+    assert "NCT02552212" in found(m, **{"query.term": "AS0006 OR asthma"})
     assert found(m, **{"query.cond": "AS0006"}) == []
+    assert found(m, **{"filter.advanced": "AREA[OrgStudyId]AS0006"}) == ["NCT02552212"]
+    assert found(m, **{"filter.advanced": "AREA[SecondaryId]AS0006"}) == []
     assert found(m, **{"filter.advanced": "AREA[SecondaryId]2015-001894-41"}) == ["NCT02552212"]
 
 
 @pytest.mark.parametrize("area", ["Acronym", "BriefSummary", "BriefTitle", "Condition", "InterventionName",
-                                  "InterventionOtherName", "Keyword", "OfficialTitle", "OrgStudyId", "SecondaryId"])
+                                  "InterventionOtherName", "Keyword", "OfficialTitle", "NCTId"])
 def test_query_term_finds_a_study_by_a_text_in_any_one_of_its_areas(m, area):
     # every BasicSearch area counts (areas past the sixteenth of all fields were once lost in the match's packing)
     nct_id, text = m.sql("""

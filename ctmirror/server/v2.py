@@ -82,12 +82,16 @@ QUERY_PARAMETERS = {
     "query.patient": Context("text", "term"),
 }
 ADVANCED = Context("text", "term")
+# The organisation's study ID and the secondary IDs (study_identifier): IdSearch's, found whole; BasicSearch's too,
+# weighing this (ours: the API does not publish it).
+IDENTIFIER_AREAS = ("OrgStudyId", "SecondaryId")
+IDENTIFIER_WEIGHT = 0.3
 # AREA[...] names → where they are looked for. The search index's areas are matched as the methods match.
 INDEX_AREAS = {
     "condition": ("Condition", "ConditionMeshTerm", "ConditionAncestorTerm", "Keyword"),
     "intervention": ("InterventionName", "InterventionOtherName", "InterventionMeshTerm", "InterventionAncestorTerm",
                      "ArmGroupLabel", "ArmGroupDescription"),
-    "term": ("BriefTitle", "OfficialTitle", "Acronym", "NCTId", "BriefSummary", "OrgStudyId", "SecondaryId"),
+    "term": ("BriefTitle", "OfficialTitle", "Acronym", "NCTId", "BriefSummary"),
 }
 STRUCTURED_AREAS = ("OverallStatus", "Phase", "StudyType", "Sex", "StdAge", "LeadSponsorClass", "HasResults",
                     "MinimumAge", "MaximumAge", "EnrollmentCount", "StartDate", "PrimaryCompletionDate",
@@ -99,6 +103,7 @@ OTHER_AREAS = {"EligibilityCriteria": Context("eligibility"), "LeadSponsorName":
                "SecondaryOutcomeMeasure": Context("outcome"), "NCTIdAlias": Context("id"),
                "CollaboratorName": Context("sponsor"), "HealthyVolunteers": Context("healthy"),
                "DetailedDescription": Context("description"),
+               **{area: Context("identifier", "", (area,)) for area in IDENTIFIER_AREAS},
                **{area: Context("design", area) for area in ("DesignAllocation", "DesignPrimaryPurpose",
                                                              "DesignInterventionModel", "DesignMasking",
                                                              "InterventionType")}}
@@ -312,7 +317,6 @@ def _sort(value: str | None, *, has_query: bool) -> list[tuple[str, int]]:
 OWN_KEYS = ("field", "areas", "test", "expand", "relax")
 
 
-ID_AREAS = ("Acronym", "OrgStudyId", "SecondaryId")  # IdSearch's text areas, besides NCT IDs and their aliases
 
 
 class Matcher:
@@ -398,9 +402,12 @@ class Matcher:
         if context.kind == "text":
             expand, relax = EXPANSION_LEVELS[context.expansion]
             normed = search_norm(text)
-            return self.leaf_table("text_leaf", field=context.field, phrase=('"' if node.quoted else "") + normed,
-                                   as_of=self.as_of, areas=list(context.areas) if context.areas else None,
-                                   expand=expand, relax=relax and not node.quoted and len(normed.split()) > 1)
+            found = self.leaf_table("text_leaf", field=context.field, phrase=('"' if node.quoted else "") + normed,
+                                    as_of=self.as_of, areas=list(context.areas) if context.areas else None,
+                                    expand=expand, relax=relax and not node.quoted and len(normed.split()) > 1)
+            if context.field == "term" and context.areas is None:  # BasicSearch holds the study IDs too
+                found = self.combine("or", found, self.identifier(text, None, IDENTIFIER_WEIGHT))
+            return found
         if context.kind in WORD_BY_WORD and not node.quoted and len(search_norm(text).split()) > 1:
             # unquoted words each found, in any order: Essie's word semantics
             return self.evaluate(essie.And(tuple(essie.Words(w) for w in search_norm(text).split())), context)
@@ -417,13 +424,21 @@ class Matcher:
             others = [part for part in parts if not NCT_ID.match(part)]
             if others:  # IdSearch's other areas: the acronym ("KEYNOTE-189"), the organisation's and secondary IDs
                 named = self.leaf_table("text_leaf", field="term", phrase='"' + search_norm(" ".join(others)),
-                                        as_of=self.as_of, areas=list(ID_AREAS), expand=False, relax=False)
+                                        as_of=self.as_of, areas=["Acronym"], expand=False, relax=False)
                 found = self.combine("or", found, named)
+                for part in others:
+                    found = self.combine("or", found, self.identifier(part, None, 1.0))
             return found
+        if context.kind == "identifier":
+            return self.identifier(text, list(context.areas or IDENTIFIER_AREAS), 1.0)
         leaf = {"location": "location_leaf", "sponsor": "sponsor_leaf", "lead_sponsor": "lead_sponsor_leaf",
                 "outcome": "outcome_leaf", "eligibility": "eligibility_leaf",
                 "description": "description_leaf"}[context.kind]
         return self.leaf_table(leaf, phrase=text)
+
+    def identifier(self, text: str, areas: list[str] | None, score: float) -> str:
+        """The versions whose organisation's study ID or a secondary ID (within areas; None: both) is `text`."""
+        return self.leaf_table("identifier_leaf", norm=search_norm(text), areas=areas, score=score)
 
     def _value(self, node: object, field: str) -> str:
         params: dict[str, Any] = {"field": field, "as_of": self.as_of, "value": None, "low_number": None,
@@ -558,7 +573,7 @@ def _page_rows(mirror: Mirror, search: Search, matcher: Matcher, found: str, *, 
                                                  {"ids": query_params["ids"]}).fetchone()[0] or []
     geo = {name: query_params.pop(name) for name in ("geo_lat", "geo_lon", "geo_km")}
     query_params["near"] = None if geo["geo_lat"] is None else \
-        mirror.con.execute(read_sql("serve/near_versions.sql"), geo).fetchone()[0]
+        mirror.con.execute(read_sql("calls/near_versions.sql"), geo).fetchone()[0]
     statement, lists = _shaped(read_sql("serve/page.sql").replace(
         "{matches}", read_sql("serve/matches.sql").replace("{found}", matcher.found(found))), query_params, sort,
         own=matcher.own)

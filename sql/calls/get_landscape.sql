@@ -9,4 +9,5 @@ FROM get_landscape_many((SELECT conditions FROM get_landscape_args),
                         current_state := $current_state,
                         status_lists := (SELECT statuses FROM get_landscape_args),
                         phase_lists := (SELECT phases FROM get_landscape_args),
-                        location_queries := (SELECT locations FROM get_landscape_args));
+                        location_queries := (SELECT locations FROM get_landscape_args),
+                        any_location := $any_location);

@@ -7,4 +7,4 @@ SELECT * FROM search_studies_page($query, $condition, $intervention, $status, $l
                                   $page_offset,
                                   term_count := $given_query::INTEGER + $given_condition::INTEGER
                                                 + $given_intervention::INTEGER,
-                                  id_list := $nct_ids, near_point := $near, sort_order := $sort)
+                                  id_list := $nct_ids, near_versions := $near, sort_order := $sort)

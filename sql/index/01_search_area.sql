@@ -1,8 +1,8 @@
 -- search_area: each search area of each field, with its weight. query.cond's areas and weights are the v2 API's
 -- documented ones; query.intr's areas are documented, their weights are ours; `term` (search's free text) uses
--- the BasicSearch weights (the organisation's and secondary study IDs' are ours: BasicSearch holds them, and
--- IdSearch, query.id, searches them alone). area_id numbers a field's areas from 1 (bit area_id - 1 of its masks):
--- fewer than 16 a field, the bits sql/methods/_matching.sql's packed_areas gives each way of matching.
+-- the BasicSearch weights. The organisation's and secondary study IDs are not here: study_identifier holds them
+-- (13_study_identifier.sql). area_id numbers a field's areas from 1 (bit area_id - 1 of its masks): fewer than 16
+-- a field, the bits sql/methods/_matching.sql's packed_areas gives each way of matching.
 CREATE TABLE search_area AS
 SELECT row_number() OVER (PARTITION BY field ORDER BY area)::UTINYINT AS area_id, area, field, weight FROM (VALUES
     ('Condition', 'condition', 0.95), ('BriefTitle', 'condition', 0.6), ('OfficialTitle', 'condition', 0.55),
@@ -12,5 +12,5 @@ SELECT row_number() OVER (PARTITION BY field ORDER BY area)::UTINYINT AS area_id
     ('ArmGroupDescription', 'intervention', 0.45), ('InterventionAncestorTerm', 'intervention', 0.4),
     ('NCTId', 'term', 1.0), ('Acronym', 'term', 1.0), ('BriefTitle', 'term', 0.89), ('OfficialTitle', 'term', 0.85),
     ('Condition', 'term', 0.81), ('InterventionName', 'term', 0.8), ('InterventionOtherName', 'term', 0.75),
-    ('Keyword', 'term', 0.6), ('BriefSummary', 'term', 0.6), ('OrgStudyId', 'term', 0.3), ('SecondaryId', 'term', 0.3)
+    ('Keyword', 'term', 0.6), ('BriefSummary', 'term', 0.6)
 ) AS t(area, field, weight);

@@ -1,9 +1,9 @@
 -- search_studies_page(query, condition, intervention, status, location, phase, eligibility_keywords, min_age_days,
--- max_age_days, sex, study_type, date_before, as_of, page_limit, page_offset, id_list, near_point, sort_order): one
+-- max_age_days, sex, study_type, date_before, as_of, page_limit, page_offset, id_list, near_versions, sort_order): one
 -- page of the studies passing all given filters (NULL = no filter), as search candidates, by relevance (sum of the
 -- query, condition and intervention scores) then nct_id, or by sort_order ('StartDate:desc', 'EnrollmentCount:asc';
 -- PrimaryCompletionDate, StudyFirstPostDate; studies without the value last) then relevance. id_list: only these
--- NCT IDs (or aliases); near_point: [lat, lon, km], a site within km of the point. Ages: the trial's window admits the patient (minimum <= min_age, maximum
+-- NCT IDs (or aliases); near_versions: the versions with a site near a point (calls/near_versions.sql). Ages: the trial's window admits the patient (minimum <= min_age, maximum
 -- >= max_age; a missing bound admits everyone). Sex: a trial for ALL (or not saying) admits both.
 -- Every row also carries total_matches, the number of studies the whole search finds.
 -- as_of: the strict cutoff (NULL: the current state). The query, condition, intervention and eligibility texts are
@@ -24,7 +24,7 @@ CREATE OR REPLACE MACRO search_term_count(term_count, text_query, condition_quer
 CREATE OR REPLACE MACRO search_matches(text_query, condition_query, intervention_query, status_list,
                                        location_query, phase_list, eligibility_query, patient_min_age_days,
                                        patient_max_age_days, sex_wanted, study_type_wanted, cutoff, as_of,
-                                       term_count := NULL, id_list := NULL, near_point := NULL,
+                                       term_count := NULL, id_list := NULL, near_versions := NULL,
                                        sort_order := NULL) AS TABLE
 WITH
 hits AS (
@@ -70,9 +70,7 @@ WHERE shown_at(t.valid_from, t.valid_to, t.shown_key < shown_key(0, false), t.st
         SELECT unnest(id_list) WHERE id_list IS NOT NULL
         UNION ALL
         SELECT nct_id FROM nct_alias WHERE id_list IS NOT NULL AND list_contains(id_list, alias_nct_id)))
-  AND (near_point IS NULL OR t.version_no IN (
-        SELECT version_no FROM versions_near(near_point[1], near_point[2], near_point[3])
-        WHERE near_point IS NOT NULL))
+  AND (near_versions IS NULL OR t.version_no IN (SELECT unnest(near_versions)))
   AND (eligibility_query IS NULL OR t.version_no IN (
         SELECT version_no FROM trial_detail
         WHERE eligibility_query IS NOT NULL
@@ -82,12 +80,12 @@ CREATE OR REPLACE MACRO search_studies_page(text_query, condition_query, interve
                                             location_query, phase_list, eligibility_query, patient_min_age_days,
                                             patient_max_age_days, sex_wanted, study_type_wanted, cutoff, as_of,
                                             page_limit, page_offset, term_count := NULL, id_list := NULL,
-                                            near_point := NULL, sort_order := NULL) AS TABLE
+                                            near_versions := NULL, sort_order := NULL) AS TABLE
 WITH matches AS (
     SELECT * FROM search_matches(text_query, condition_query, intervention_query, status_list, location_query,
                                  phase_list, eligibility_query, patient_min_age_days, patient_max_age_days,
                                  sex_wanted, study_type_wanted, cutoff, as_of, term_count := term_count,
-                                 id_list := id_list, near_point := near_point, sort_order := sort_order)
+                                 id_list := id_list, near_versions := near_versions, sort_order := sort_order)
 ),
 -- Counted apart from the ranking: a count(*) OVER () here once failed inside DuckDB's window operator.
 total AS (SELECT count(*) AS total_matches FROM matches),
