@@ -36,7 +36,7 @@ from ctmirror.core.sqlfiles import read_sql, sql_files
 from ctmirror.core.warehouse import Segment, Warehouse
 from ingest.crash import crash_point
 from ingest.sources import Candidate, candidates_of
-from ingest.validate import MAX_RECORD_BYTES, RecordShape, nct_id_in_text
+from ingest.validate import MAX_RECORD_BYTES, RecordShape, duplicate_key, nct_id_in_text
 
 BATCH_RECORDS = 10_000
 BATCH_BYTES = 400 << 20
@@ -92,6 +92,13 @@ class LoadCounts:
                     "quarantine_rows_added"):
             setattr(self, key, getattr(self, key) + int(other.get(key, 0)))
         self.unchanged = self.records - self.versions_added - self.quarantined  # records count the quarantined
+
+
+# Where records come as the registry wrote them (its bulk archive; the embedded sample, a copy of its records; AACT's
+# files, which ctmirror writes as records itself): not parsed again for a key named twice (validate.duplicate_key),
+# a full parse that would cost a bootstrap of the registry about a minute. Any other source (a file given to `load`,
+# API pages, history) is.
+TRUSTED_SOURCES = ("bulk", "sample", "aact")
 
 
 def study_structure_of(con: duckdb.DuckDBPyConnection) -> dict:
@@ -182,6 +189,9 @@ class Normalizer:
         else:
             try:
                 problem, nct_id = self.shape.problem_of_bytes(candidate.data)
+                if problem is None and receipt.source not in TRUSTED_SOURCES:
+                    problem = duplicate_key(candidate.data)
+                    nct_id = nct_id_in_text(candidate.data) if problem else nct_id
             except Exception as exc:  # a validator bug must not block the mirror either: the record waits
                 problem, nct_id = f"could not be validated ({type(exc).__name__}: {exc})", None
         if problem:

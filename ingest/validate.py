@@ -78,6 +78,35 @@ def nct_id_in_text(data: bytes) -> str | None:
     found = _NCT_ID_FIELD.search(data, 0, 1 << 20)
     return found.group(1).decode() if found else None
 
+class _DuplicateKey(Exception):
+    pass
+
+
+def _unique_pairs(pairs: list[tuple[str, object]]) -> None:
+    """json's hook for each object: nothing is kept (only whether a key repeats is asked)."""
+    if len(pairs) > 1 and len(dict(pairs)) != len(pairs):
+        seen: set[str] = set()
+        raise _DuplicateKey(next(key for key, _ in pairs if key in seen or seen.add(key)))
+
+
+_PAIRS_DECODER = json.JSONDecoder(object_pairs_hook=_unique_pairs)
+
+
+def duplicate_key(data: bytes) -> str | None:
+    """The reason a record that names a key twice in one object is refused, or None. Readers disagree on such a
+    record (DuckDB reads the first, most JSON clients the last), and the registry writes each key once. A full parse
+    (about the validator's own time again): run for the sources ctmirror does not trust to come from the registry
+    as written (normalize.TRUSTED_SOURCES)."""
+    try:
+        _PAIRS_DECODER.decode(data.decode("utf-8"))
+    except _DuplicateKey as exc:
+        return (f"names the key {str(exc)!r} twice in one object: the registry writes each key once, and readers "
+                "would disagree on which to take (DuckDB the first, JSON clients the last)")
+    except (ValueError, RecursionError):
+        return None  # the validator, which read it first, says what else is wrong
+    return None
+
+
 _JSON_TYPE_NAMES = {dict: "an object", list: "a list", str: "a string", bool: "true/false",
                     int: "a number", float: "a number", type(None): "null"}
 

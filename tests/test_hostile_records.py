@@ -119,6 +119,7 @@ def test_after_any_hostile_record_a_good_load_succeeds_and_earlier_studies_answe
     ("id_with_space", "is not NCT and exactly 8 ASCII digits"),
     ("impossible_date", "is not a date"),
     ("huge", "over the limit of"),
+    ("duplicate_key", "names the key 'protocolSection' twice in one object"),
 ])
 def test_each_hostile_kind_is_quarantined_with_its_reason(tmp_path, monkeypatch, records, kind, reason):
     monkeypatch.setenv(MEMORY_LIMIT_ENV, "1GB")  # a record of 40 MB is over a 1 GB budget's share
@@ -132,3 +133,12 @@ def test_each_hostile_kind_is_quarantined_with_its_reason(tmp_path, monkeypatch,
         [row] = m.rows("SELECT nct_id, reason, length(record_text) AS n FROM quarantine")
     assert reason in row["reason"]
     assert row["n"] <= (1 << 20) + 16  # a huge record's text is cut in quarantine; raw/ keeps it whole
+
+
+def test_a_key_named_twice_is_read_as_written_from_the_registrys_own_sources_alone(tmp_path, records):
+    """The bulk archive and the sample are the registry's records as it wrote them (each key once): not parsed again
+    for a duplicate key, which a file given to `load` is (above)."""
+    wh = Warehouse(tmp_path / "w")
+    (tmp_path / "in.ndjson").write_text(_hostile(records[300], "duplicate_key", 0, "word") + "\n", encoding="utf-8")
+    result = load_paths(wh, [tmp_path / "in.ndjson"], source="bulk")
+    assert (result.counts.versions_added, result.counts.quarantined) == (1, 0)
