@@ -101,13 +101,13 @@ def _execute(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> duc
     prepared once per connection and each call only executes it. Where the query takes `$current_state`, calls
     that are all on the current state (no date_before, no as_of) run a plan of their own, in which it is the
     constant true and the planner drops the cutoff rules; any other set runs the plan for every cutoff (false).
-    Likewise `$any_location`: false (a plan without the locations' matcher) when no call gives a location.
+    Likewise `$any_filter`: false (a plan without search's filters) when no call gives a status, phase or location.
     The statements' names are ours."""
     _set_arguments(mirror, method, {column: _column(method, calls, name) for name, column, _ in method.columns})
     statement = read_sql(f"calls/{method.name}.sql")
     constants = {
         "current_state": all(call.get("date_before") is None and call.get("as_of") is None for call in calls),
-        "any_location": any(call.get("location") is not None for call in calls)}
+        "any_filter": any(call.get(key) is not None for call in calls for key in ("status", "phase", "location"))}
     constants = {key: value for key, value in constants.items() if f"${key}" in statement}
     name = "_".join([method.name, *(PLAN_SUFFIXES[key] for key, value in constants.items() if value)])
     if name not in mirror.prepared_calls:
@@ -118,7 +118,7 @@ def _execute(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> duc
     return mirror.con.execute(f"EXECUTE {name}")
 
 
-PLAN_SUFFIXES = {"current_state": "current", "any_location": "located"}  # of a set-wise plan's name, per constant
+PLAN_SUFFIXES = {"current_state": "current", "any_filter": "filtered"}  # of a set-wise plan's name, per constant
 SHAPED_PLANS_KEPT = 64
 # A `$name` of a query file: a value bound, or written in by the shaped statements below (and the v2 server's).
 PARAMETER = re.compile(r"\$(\w+)")

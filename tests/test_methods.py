@@ -565,3 +565,20 @@ def test_search_by_nct_ids_and_aliases_with_the_keys_chosen(m):
         m.search(condition="asthma", fields=["nct_id", "colour"])
     with pytest.raises(InvalidArgument, match="sort must be one of"):
         m.search(condition="asthma", sort="Colour:asc")
+
+
+def test_get_landscape_takes_searchs_status_phase_and_location_alone_and_in_a_batch(m):
+    calls = [("get_landscape", {"condition": "breast cancer", "location": "Germany"}),
+             ("get_landscape", {"condition": "asthma"}),
+             ("get_landscape", {"condition": "cancer", "status": ["COMPLETED"], "date_before": "2020-01-01"}),
+             ("get_landscape", {"condition": "cancer", "phase": "PHASE2", "status": "RECRUITING"})]
+    assert m.batch(calls) == [m.get_landscape(**arguments) for _, arguments in calls]
+    phases = ["EARLY_PHASE1", "PHASE1", "PHASE2", "PHASE3", "PHASE4"]  # the landscape's trials have one of these
+    for _, arguments in calls:
+        filters = {k: v for k, v in arguments.items() if k in ("status", "location", "phase")}
+        if not filters or "date_before" in arguments:
+            continue
+        found = m.search(condition=arguments["condition"], page_size=1, **{"phase": phases, **filters})
+        assert m.get_landscape(**arguments).total_trial_count == found.pagination.total_count > 0
+    everything = m.get_landscape("cancer").total_trial_count
+    assert m.get_landscape("cancer", phase="PHASE2", status="RECRUITING").total_trial_count < everything

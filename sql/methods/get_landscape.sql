@@ -9,12 +9,12 @@
 -- call's strict cutoff, NULL for the current state; the filters' lists may be left out) and answers every call, by
 -- its position k from 1; today (default current_date) is the
 -- reference day of the calls without a date_before. current_state: true (a constant) when no call has a cutoff or
--- an as_of, which lets the planner drop the cutoff rules from the plan (sql/schema/as_of_rules.sql); any_location:
--- false (a constant) when no call has a location, which drops the locations' matcher.
+-- an as_of, which lets the planner drop the cutoff rules from the plan (sql/schema/as_of_rules.sql); any_filter:
+-- false (a constant) when no call has a status, phase or location, which drops the filters and their matcher.
 CREATE OR REPLACE MACRO get_landscape_many(condition_queries, cutoffs, as_ofs, competitor_limits,
                                            today := current_date, current_state := false, status_lists := NULL,
                                            phase_lists := NULL, location_queries := NULL,
-                                           any_location := true) AS TABLE
+                                           any_filter := true) AS TABLE
 WITH calls AS (
     SELECT generate_subscripts(condition_queries, 1) AS k, unnest(cutoffs)::DATE AS cutoff,
            unnest(as_ofs)::DATE AS as_of, unnest(competitor_limits) AS competitor_limit,
@@ -24,9 +24,9 @@ WITH calls AS (
            unnest(coalesce(location_queries, list_transform(condition_queries, q -> NULL)))::VARCHAR AS location_query
 ),
 checked_calls AS (SELECT * FROM calls WHERE current_state_holds(current_state, cutoff, as_of)),
-located AS (  -- the calls' locations' studies; any_location false (a constant: no call has one) plans none
+located AS (  -- the calls' locations' studies; any_filter false (a constant: no call has one) plans none
     SELECT k, version_no FROM location_matches_many((SELECT list(location_query ORDER BY k) FROM calls))
-    WHERE any_location
+    WHERE any_filter
 ),
 -- The matched trials carry integers and short codes only: every column read here is read for every row of
 -- trial_card a match falls in, so the texts (sponsor, start date) are read for the few rows shown (named).
@@ -40,10 +40,11 @@ trials AS (
     WHERE shown_in(t.valid_from, t.valid_to, t.shown_key < shown_key(0, false), t.study_first_post_date, m.cutoff,
                    m.as_of, current_state, as_of_exact := t.as_of_exact)
       AND t.phase_rank >= 1  -- a phase among EARLY_PHASE1..PHASE4
-      AND (m.status_list IS NULL OR list_contains(m.status_list, t.overall_status))
-      AND (m.phase_list IS NULL OR t.phase_mask & phase_mask(m.phase_list) <> 0)
-      AND (NOT any_location OR m.location_query IS NULL OR EXISTS (
-            SELECT 1 FROM located AS l WHERE l.k = m.k AND l.version_no = t.version_no))
+      AND (NOT any_filter OR (
+            (m.status_list IS NULL OR list_contains(m.status_list, t.overall_status))
+            AND (m.phase_list IS NULL OR t.phase_mask & phase_mask(m.phase_list) <> 0)
+            AND (m.location_query IS NULL OR EXISTS (
+                SELECT 1 FROM located AS l WHERE l.k = m.k AND l.version_no = t.version_no))))
 ),
 competitors AS (
     -- Sponsor and drug (case-insensitive) as their integer keys, which order as the names do.
