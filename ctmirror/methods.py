@@ -120,7 +120,8 @@ def _search(self: Mirror, method: Method, request: dict[str, Any]) -> Pagination
         raise InvalidArgument("give a query or at least one filter", invalid_input=None,
                               recovery_hint="Add query, condition, intervention, status, location or phase.")
     size = call["page_size"]
-    fingerprint = _fingerprint(params)
+    # a cursor belongs to its search's arguments, and to exact answers only when it came from them
+    fingerprint = _fingerprint({**params, "exact_only": True} if scoped.exact_only else params)
     mirror, offset = scoped, 0
     if call["cursor"] is not None:
         mirror, offset = _read_cursor(scoped, call["cursor"], fingerprint)
@@ -142,8 +143,14 @@ def _search(self: Mirror, method: Method, request: dict[str, Any]) -> Pagination
     rows, total = mirror.recovering(page)
     next_offset = offset + len(rows)
     next_cursor = _write_cursor(mirror, next_offset, fingerprint) if next_offset < total else None
+    left_out = None
+    if mirror.exact_only and call["as_of"] is not None:  # what the strict answer finds beyond the exact one
+        strict = mirror.strict_sibling()
+        left_out = strict.recovering(
+            lambda: answers.execute_shaped(strict, method, "search_count", arguments).fetchone()[0]) - total
     return PaginationEnvelope(items=[TrialSearchCandidate.model_validate(r) for r in rows],
-                              pagination=Pagination(cursor=next_cursor, total_count=total, page_size=size),
+                              pagination=Pagination(cursor=next_cursor, total_count=total, page_size=size,
+                                                    left_out=left_out),
                               fields=call["fields"])
 
 

@@ -280,6 +280,17 @@ class Mirror(Methods):
                                                        threads=self._threads, exact_only=True)
             return other
 
+    def strict_sibling(self) -> Mirror:
+        """This state as a strict reader reads it: reconstructions shown (self, unless self is exact-only)."""
+        if not self.exact_only:
+            return self
+        with self.lock:
+            other = self._pinned.get("strict")
+            if other is None:
+                other = self._pinned["strict"] = Mirror(self.warehouse.root, state=self.state_id, as_of=self.as_of,
+                                                        threads=self._threads)
+            return other
+
     def close(self) -> None:
         with self.lock:
             for other in self._pinned.values():

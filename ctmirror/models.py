@@ -170,6 +170,16 @@ class Pagination(BaseModel):
     cursor: str | None = None
     total_count: int | None = None
     page_size: int
+    # exact answers only, at a cutoff: the studies a strict answer finds that are left out, their version of the day
+    # not held (given only then)
+    left_out: int | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_empty_left_out(self, serialize: Any) -> dict[str, Any]:
+        data = serialize(self)
+        if data.get("left_out") is None:
+            data.pop("left_out", None)
+        return data
 
 
 class PaginationEnvelope(BaseModel):

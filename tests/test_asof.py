@@ -661,3 +661,20 @@ def test_a_statistic_counts_the_reconstructions_among_the_trials_in_scope(sample
         assert m.stats_exactness()[0]["reconstructed"] == 0  # the current state is exact throughout
         assert m.stats_exactness(date_before=cutoff, holdout="exact")[0] == {
             "trials": whole["exact"], "exact": whole["exact"], "reconstructed": 0, "exact_share": 1.0}
+
+
+def test_exact_answers_say_how_many_studies_they_left_out(sample_warehouse):
+    cutoff = date(2015, 1, 1)
+    with Mirror(sample_warehouse, as_of=cutoff) as strict, \
+            Mirror(sample_warehouse, as_of=cutoff, exact_only=True) as exact:
+        everything = strict.search(condition="cancer", page_size=5)
+        only_exact = exact.search(condition="cancer", page_size=5)
+        asked = strict.search(condition="cancer", page_size=5, holdout="exact")
+        assert "left_out" not in everything.model_dump()["pagination"]
+        left_out = everything.pagination.total_count - only_exact.pagination.total_count
+        assert only_exact.pagination.left_out == asked.pagination.left_out == left_out > 0
+        assert left_out == strict.stats_exactness(condition="cancer")[0]["reconstructed"]
+        following = exact.search(condition="cancer", page_size=5, cursor=only_exact.pagination.cursor)
+        assert following.pagination.left_out == left_out
+        with pytest.raises(InvalidArgument, match="other parameters"):  # an exact cursor is not a strict one's
+            strict.search(condition="cancer", page_size=5, cursor=only_exact.pagination.cursor)
