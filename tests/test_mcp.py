@@ -97,7 +97,7 @@ async def check_tools(session, m: Mirror) -> None:
         result = await session.call_tool("statistics", arguments)
         assert not result.isError and result.structuredContent == expected_answer(m, "statistics", arguments)
     refused = await session.call_tool("statistics", {"statistic": "stats_by_colour"})
-    assert refused.isError and "stats_by_phase" in refused.structuredContent["error"]["message"]
+    assert refused.isError and "by_phase, by_status" in refused.structuredContent["error"]["message"]
     for name, arguments, code in [("get_landscape", {"condition": "NASH", "top_n": 0}, "INVALID_INPUT"),
                                   ("get_landscape", {}, "INVALID_INPUT"),
                                   ("search_trials", {"drug": "x", "condition": "y", "colour": "red"}, "INVALID_INPUT"),
