@@ -84,7 +84,7 @@ def hostile_warehouse(tmp_path_factory, records):
     return wh, {"loaded": [nct(r) for r in records[:10]], "next": 10}
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
 @given(kind=st.sampled_from(KINDS), number=st.integers(0, 10_000), word=st.text(min_size=1, max_size=12))
 def test_after_any_hostile_record_a_good_load_succeeds_and_earlier_studies_answer(
         hostile_warehouse, records, tmp_path_factory, kind, number, word):
