@@ -83,16 +83,16 @@ def test_a_patched_catalog_has_the_tables_and_answers_of_one_built_whole(tmp_pat
     """The night's versions updated on a day some studies' earlier versions were updated after, or have no such
     date (those versions are numbered again, after the new ones), or after every version."""
     wh = Warehouse(tmp_path / "w")
-    load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:1500])])
+    load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:800])])
     updated = {nct(r): r["protocolSection"].get("statusModule", {}).get("lastUpdatePostDateStruct", {}).get("date")
-               for r in records[:1500]}
-    changing = records[10:1500:60]
+               for r in records[:800]}
+    changing = records[10:800:30]
     day = "2026-11-20"
     if after_every_update:
         changing = [r for r in changing if updated[nct(r)]]
         day = str(date.fromisoformat(max(filter(None, updated.values()))[:10]) + timedelta(days=1))
     night = [changed_version(r, status="TERMINATED", day=day) for r in changing]
-    night += records[1500:1540]  # new studies, their NCT IDs among the others
+    night += records[800:840]  # new studies, their NCT IDs among the others
     numbers = "SELECT nct_id, content_hash, version_no FROM study_version"
     with Mirror(wh.root) as m:
         before = {(r["nct_id"], r["content_hash"]): r["version_no"] for r in m.rows(numbers)}
