@@ -504,14 +504,17 @@ def studies(mirror: Mirror, params: dict[str, str], as_of: date | None, *,
     page_json: parsing and writing them again was most of a page's Python."""
     search = parse_request(params, mirror)
     matcher = Matcher(mirror, as_of)
+    return _page(mirror, search, matcher, _found(matcher, search), has_query=bool(search.queries), as_of=as_of,
+                 as_stored=as_stored and search.fields is None and as_of is None), search
+
+
+def _found(matcher: Matcher, search: Search) -> str:
+    """The term of the studies every query of the search finds (none: every study shown, through the same query)."""
     found = None
     for context, tree in search.queries:
         matched = matcher.evaluate(tree, context)
         found = matched if found is None else matcher.combine("and", found, matched)
-    if found is None:  # no query: every study shown, through the same query
-        found = matcher.leaf_table("no_terms")
-    return _page(mirror, search, matcher, found, has_query=bool(search.queries), as_of=as_of,
-                 as_stored=as_stored and search.fields is None and as_of is None), search
+    return matcher.leaf_table("no_terms") if found is None else found
 
 
 def matching_nct_ids(mirror: Mirror, params: dict[str, str], as_of: date | None, limit: int) -> tuple[list[str], int]:
@@ -519,12 +522,7 @@ def matching_nct_ids(mirror: Mirror, params: dict[str, str], as_of: date | None,
     is read (the MCP search tool's Essie expression becomes its list of trials)."""
     search = replace(parse_request(params, mirror), page_size=limit, count_total=True)
     matcher = Matcher(mirror, as_of)
-    found = None
-    for context, tree in search.queries:
-        matched = matcher.evaluate(tree, context)
-        found = matched if found is None else matcher.combine("and", found, matched)
-    rows = _page_rows(mirror, search, matcher, found or matcher.leaf_table("no_terms"), has_query=found is not None,
-                      as_of=as_of)
+    rows = _page_rows(mirror, search, matcher, _found(matcher, search), has_query=bool(search.queries), as_of=as_of)
     nct_at = 1 + PAGE_COLUMNS.index("nct_id")
     return [row[nct_at] for row in rows[:limit]], rows[0][0] if rows else 0
 
