@@ -1,7 +1,9 @@
 """`ctmirror serve` on a small warehouse, for comparing two versions of the code quickly: single studies and
 searches from 4 client threads on loopback (httpx, which asks for gzip), req/s and p50 / p99 ms.
 
-    python bench/bench_serve_sample.py CODE_FOLDER PORT [WAREHOUSE]
+    python bench/bench_serve_sample.py CODE_FOLDER PORT [WAREHOUSE] [--identity]
+
+--identity asks for uncompressed answers (Accept-Encoding: identity), for comparing with code that had no gzip.
 
 CODE_FOLDER is a checkout of ctmirror (the code run is that folder's: `git worktree add /tmp/old REV` for an older
 one); WAREHOUSE defaults to ./warehouse (`ctmirror load --sample`). Run two versions alternately.
@@ -23,8 +25,10 @@ CONDITIONS = ["asthma", "breast cancer", "diabetes", "covid-19", "obesity", "dep
 
 
 def main() -> None:
-    code, port = sys.argv[1], int(sys.argv[2])
-    warehouse = os.path.abspath(sys.argv[3] if len(sys.argv) > 3 else "warehouse")
+    identity = "--identity" in sys.argv
+    arguments = [a for a in sys.argv[1:] if a != "--identity"]
+    code, port = arguments[0], int(arguments[1])
+    warehouse = os.path.abspath(arguments[2] if len(arguments) > 2 else "warehouse")
     server = subprocess.Popen([sys.executable, "-m", "ctmirror.cli", "-q", "-w", warehouse, "serve", "--port",
                                str(port)], cwd=code, env={**os.environ, "PYTHONPATH": code},
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -40,7 +44,7 @@ def main() -> None:
         ids = [s["protocolSection"]["identificationModule"]["nctId"] for s in page["studies"]]
         for kind, calls in (("single studies", 500), ("searches", 100)):
             times: list[float] = []
-            clients = [threading.Thread(target=_client, args=(base, kind, calls, ids, times, seed))
+            clients = [threading.Thread(target=_client, args=(base, kind, calls, ids, times, seed, identity))
                        for seed in range(4)]
             started = time.perf_counter()
             for client in clients:
@@ -49,16 +53,18 @@ def main() -> None:
                 client.join()
             wall = time.perf_counter() - started
             times.sort()
-            print(f"{code}: {kind}: {len(times) / wall:,.0f} req/s, p50 {statistics.median(times) * 1e3:.1f} ms, "
+            label = f"{code} (identity)" if identity else code
+            print(f"{label}: {kind}: {len(times) / wall:,.0f} req/s, p50 {statistics.median(times) * 1e3:.1f} ms, "
                   f"p99 {times[int(len(times) * 0.99)] * 1e3:.1f} ms")
     finally:
         server.terminate()
         server.wait()
 
 
-def _client(base: str, kind: str, calls: int, ids: list[str], times: list[float], seed: int) -> None:
+def _client(base: str, kind: str, calls: int, ids: list[str], times: list[float], seed: int,
+            identity: bool) -> None:
     rng = random.Random(seed)
-    with httpx.Client(base_url=base) as client:
+    with httpx.Client(base_url=base, headers={"Accept-Encoding": "identity"} if identity else None) as client:
         for _ in range(calls):
             started = time.perf_counter()
             if kind == "single studies":

@@ -41,6 +41,8 @@ class Trial(BaseModel):
     phases: list[str] = []  # the raw enum list behind `phase`
     relevance: float | None = None  # the match score the order comes from (search_trials only)
     as_of_exact: bool | None = None  # false: reconstructed for a cutoff, not a version the registry published by then
+    # at a cutoff, the fields left out (empty, not relabelled) because the registry recorded them only later
+    withheld: list[str] = []
     version: str | None = None  # the content hash of the study version the row came from
 
 
@@ -141,6 +143,8 @@ class TerminatedTrial(BaseModel):
     status: str | None = None
     relevance: float | None = None
     as_of_exact: bool | None = None  # false: reconstructed for a cutoff, not a version the registry published by then
+    # at a cutoff, the fields left out (empty, not relabelled) because the registry recorded them only later
+    withheld: list[str] = []
     version: str | None = None  # the content hash of the study version the row came from
 
 
@@ -163,6 +167,8 @@ class TrialSearchCandidate(BaseModel):
     primary_completion_date: str | None = None
     relevance: float | None = None
     as_of_exact: bool | None = None  # false: reconstructed for a cutoff, not a version the registry published by then
+    # at a cutoff, the fields left out (empty, not relabelled) because the registry recorded them only later
+    withheld: list[str] = []
     version: str | None = None  # the content hash of the study version the row came from
 
 

@@ -598,6 +598,62 @@ def test_records_at_a_cutoff_withhold_what_was_recorded_later_and_say_so(sample_
     assert reconstructed > 20 and withheld_seen > 20
 
 
+# A Trial's field a cutoff may withhold → the record's path that holds it.
+CARD_FIELD_PATHS = {"enrollment": "protocolSection.designModule.enrollmentInfo",
+                    "start_date": "protocolSection.statusModule.startDateStruct",
+                    "completion_date": "protocolSection.statusModule.primaryCompletionDateStruct",
+                    "why_stopped": "protocolSection.statusModule.whyStopped"}
+
+
+@pytest.mark.slow  # 300 trials and their records at 20 cutoffs
+def test_method_cards_withhold_what_the_record_withholds_and_relabel_nothing(m, sample_warehouse):
+    """At 20 cutoffs, a method's trial (get_trial, get_terminated, search) shows the enrollment, start, primary
+    completion and stop reason that the record at that cutoff shows (itself checked above for later facts), and
+    names what it left out: an ACTUAL date after the cutoff or an enrollment reached later is never shown as if
+    it were the plan."""
+    from ctmirror.server import v2
+
+    rng = random.Random(20)
+    compared = withheld_seen = 0
+    for cutoff in random_cutoffs(seed=20, count=20, first=date(2006, 1, 1), years=19):
+        ids = [r["nct_id"] for r in m.rows("SELECT nct_id FROM studies_as_of($d)", {"d": cutoff})]
+        picked = rng.sample(ids, min(15, len(ids)))
+        with Mirror(sample_warehouse, as_of=cutoff) as then:
+            trials = then.batch([("get_trial", {"nct_id": nct_id}) for nct_id in picked])
+        for nct_id, trial in zip(picked, trials):
+            shown_as: dict = {}
+            _, record = v2.study(m, nct_id, {}, cutoff, shown_as)
+            status = record["protocolSection"]["statusModule"]
+            enrollment = record["protocolSection"].get("designModule", {}).get("enrollmentInfo", {})
+            assert trial.enrollment == enrollment.get("count"), (cutoff, nct_id)
+            assert trial.start_date == status.get("startDateStruct", {}).get("date"), (cutoff, nct_id)
+            assert trial.completion_date == status.get("primaryCompletionDateStruct", {}).get("date"), (cutoff, nct_id)
+            assert trial.why_stopped == status.get("whyStopped"), (cutoff, nct_id)
+            assert trial.as_of_exact == shown_as["as_of_exact"]
+            for field in trial.withheld:  # the struct left out, or its untyped date
+                assert any(p.startswith(CARD_FIELD_PATHS[field]) for p in shown_as["withheld"]), (cutoff, nct_id)
+            for field in ("start_date", "completion_date"):  # a date after the cutoff is a plan, or not shown
+                value = getattr(trial, field)
+                if value and first_day(value) > cutoff:
+                    struct = status["startDateStruct" if field == "start_date" else "primaryCompletionDateStruct"]
+                    assert struct.get("type") == "ESTIMATED", (cutoff, nct_id, field)
+            compared += 1
+            withheld_seen += bool(trial.withheld)
+        stopped = m.get_terminated("cancer", date_before=cutoff)
+        for item in stopped:
+            assert "termination_date" not in item.withheld or item.termination_date is None
+            assert "enrollment" not in item.withheld or item.enrollment is None
+        page = m.search(condition="cancer", date_before=cutoff, page_size=50)
+        for item in page.items:
+            assert "enrollment" not in item.withheld or item.enrollment is None
+            assert "primary_completion_date" not in item.withheld or item.primary_completion_date is None
+    assert compared > 250 and withheld_seen > 20
+
+
+def first_day(text: str) -> date:
+    return date.fromisoformat(text if len(text) == 10 else f"{text}-01")
+
+
 def test_exact_only_shows_no_reconstructed_study_and_holdout_exact_is_the_same(sample_warehouse):
     """Mirror(as_of=..., exact_only=True) (serve and mcp --exact-only) and holdout="exact": at a cutoff, only the
     studies whose version of that day the warehouse holds; a reconstructed one is not found."""

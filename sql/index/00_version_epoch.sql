@@ -6,13 +6,22 @@
 -- first update, from the study's first posting, the oldest version, reconstructed (sql/schema/as_of_rules.sql).
 -- Within a version's span the shown values change only on the dates the rules compare the cutoff with (start,
 -- event, status verified + 2 years, results first posted), so the span is cut there, each piece evaluated at its
--- first day, and equal neighbours merged. $strict_epochs false (a frozen snapshot, already as of its cutoff):
--- the current rows only.
+-- first day, and equal neighbours merged. What the registry recorded only after a piece's first day is withheld,
+-- never relabelled (`withheld`: the names of the studies' columns left out): a date after it not typed ESTIMATED
+-- (ACTUAL, or untyped, as the records' withholding: ctmirror/server/records.py), and in a reconstruction an
+-- ACTUAL enrollment (reached later) and a stop reason the status shown does not have.
+-- $strict_epochs false (a frozen snapshot, already as of its cutoff): the current rows only.
 CREATE TABLE version_epoch AS
 WITH v AS (
     SELECT sv.version_no, sv.study_no, sv.is_current, sv.ingested_at, s.nct_id, s.content_hash, s.overall_status,
            s.last_known_status, s.why_stopped, s.has_results, s.results_first_post_date, s.enrollment_type,
            s.last_update_post_date, s.study_first_post_date, s.start_date, s.status_verified_date,
+           -- dates not typed as a plan (ACTUAL, or untyped as in older records): withheld after the cutoff
+           CASE WHEN s.start_date_type IS DISTINCT FROM 'ESTIMATED' THEN s.start_date END AS start_not_plan,
+           CASE WHEN s.primary_completion_date_type IS DISTINCT FROM 'ESTIMATED' THEN s.primary_completion_date END
+               AS primary_completion_not_plan,
+           CASE WHEN s.completion_date_type IS DISTINCT FROM 'ESTIMATED' THEN s.completion_date END
+               AS completion_not_plan,
            coalesce(s.primary_completion_date, s.completion_date, s.last_update_post_date) AS event_day,
            known_status(s.overall_status, s.last_known_status) AS known
     FROM study_version AS sv
@@ -48,7 +57,8 @@ spans AS (  -- nothing is shown before the study was first posted
 pieces AS (
     SELECT sp.version_no, sp.exact, sp.span_to,
            list_sort(list_distinct(list_filter(
-               [sp.span_from, v.start_date, v.event_day, unknown_from(v.status_verified_date), v.results_first_post_date],
+               [sp.span_from, v.start_date, v.event_day, unknown_from(v.status_verified_date), v.results_first_post_date,
+                v.completion_not_plan],
                d -> d >= sp.span_from AND d < sp.span_to))) AS starts
     FROM spans AS sp
     JOIN v USING (version_no)
@@ -57,7 +67,8 @@ evaluated AS (
     SELECT p.version_no, p.valid_from, p.valid_to, p.exact AS as_of_exact,
            status_at(v.known, p.exact, v.start_date, v.event_day, v.status_verified_date, p.valid_from)
                AS overall_status,
-           v.why_stopped, v.has_results, v.results_first_post_date, v.enrollment_type, v.last_update_post_date
+           v.why_stopped, v.has_results, v.results_first_post_date, v.enrollment_type, v.last_update_post_date,
+           v.start_not_plan, v.primary_completion_not_plan, v.completion_not_plan
     FROM (SELECT version_no, exact, starts[i] AS valid_from, coalesce(starts[i + 1], span_to) AS valid_to
           FROM (SELECT *, generate_subscripts(starts, 1) AS i FROM pieces)) AS p
     JOIN v USING (version_no)
@@ -68,10 +79,17 @@ shown AS (  -- what each piece shows (the columns of trial_card a cutoff changes
             'why_stopped': CASE WHEN as_of_exact OR is_stopped(overall_status) THEN why_stopped END,
             'has_results': has_results AND coalesce(results_first_post_date <= valid_from, as_of_exact),
             'results_first_post_date': CASE WHEN results_first_post_date <= valid_from THEN results_first_post_date END,
-            'enrollment_type': CASE WHEN NOT as_of_exact AND enrollment_type = 'ACTUAL' THEN 'ESTIMATED'
-                                    ELSE enrollment_type END,
+            'enrollment_type': CASE WHEN as_of_exact OR enrollment_type IS DISTINCT FROM 'ACTUAL'
+                                    THEN enrollment_type END,
             'last_update_post_date': CASE WHEN as_of_exact THEN last_update_post_date END,
-            'as_of_exact': as_of_exact} AS shows
+            'as_of_exact': as_of_exact,
+            'withheld': list_filter([
+                CASE WHEN NOT (as_of_exact OR is_stopped(overall_status)) AND why_stopped IS NOT NULL
+                     THEN 'why_stopped' END,
+                CASE WHEN NOT as_of_exact AND enrollment_type = 'ACTUAL' THEN 'enrollment' END,
+                CASE WHEN start_not_plan > valid_from THEN 'start_date' END,
+                CASE WHEN primary_completion_not_plan > valid_from THEN 'primary_completion_date' END,
+                CASE WHEN completion_not_plan > valid_from THEN 'completion_date' END], w -> w IS NOT NULL)} AS shows
     FROM evaluated
 ),
 merged AS (  -- neighbouring pieces of a version that show the same, as one
@@ -86,7 +104,8 @@ current_shows AS (  -- the current state shows the current version as `studies` 
     SELECT v.version_no,
            {'overall_status': s.overall_status, 'why_stopped': s.why_stopped, 'has_results': s.has_results,
             'results_first_post_date': s.results_first_post_date, 'enrollment_type': s.enrollment_type,
-            'last_update_post_date': s.last_update_post_date, 'as_of_exact': s.as_of_exact} AS shows
+            'last_update_post_date': s.last_update_post_date, 'as_of_exact': s.as_of_exact,
+            'withheld': s.withheld} AS shows
     FROM v
     JOIN studies AS s ON s.nct_id = v.nct_id AND s.content_hash = v.content_hash
     WHERE v.is_current

@@ -50,9 +50,7 @@ SELECT
         'nct_id': s.nct_id, 'title': coalesce(s.brief_title, s.official_title, ''), 'official_title': s.official_title,
         'brief_summary': s.brief_summary, 'phase': s.phase, 'conditions': coalesce(cond.conditions, []),
         'interventions': coalesce(intr.interventions, []), 'sponsor': coalesce(s.lead_sponsor, ''),
-        'collaborators': coalesce(coll.collaborators, []), 'enrollment': s.enrollment,
-        'start_date': s.start_date_raw, 'completion_date': s.primary_completion_date_raw,
-        'study_type': coalesce(s.study_type, ''), 'primary_outcomes': coalesce(outc.primary_outcomes, []),
+        'collaborators': coalesce(coll.collaborators, []), 'study_type': coalesce(s.study_type, ''), 'primary_outcomes': coalesce(outc.primary_outcomes, []),
         'phases': s.phases, 'version': s.content_hash
     })::VARCHAR, '}') AS card_head,
     to_json(coalesce(refs.refs, []))::VARCHAR AS references_json,
@@ -117,7 +115,16 @@ WHERE sv.study_no BETWEEN study_from AND study_to AND s.nct_id BETWEEN nct_from 
 SELECT
     card_number(e.version_no, row_number() OVER (PARTITION BY e.version_no ORDER BY e.valid_from NULLS LAST))
         AS card_no,
-    v.*,
+    v.* REPLACE (
+        CASE WHEN NOT list_contains(e.withheld, 'enrollment') THEN v.enrollment END AS enrollment,
+        CASE WHEN NOT list_contains(e.withheld, 'start_date') THEN v.start_date END AS start_date,
+        CASE WHEN NOT list_contains(e.withheld, 'start_date') THEN v.start_day END AS start_day,
+        CASE WHEN NOT list_contains(e.withheld, 'primary_completion_date') THEN v.completion_date END
+            AS completion_date,
+        CASE WHEN NOT list_contains(e.withheld, 'primary_completion_date') THEN v.completion_day END
+            AS completion_day,
+        CASE WHEN NOT list_contains(e.withheld, 'completion_date') THEN v.study_completion_date END
+            AS study_completion_date),
     sponsors.sponsor_key,
     e.valid_from,
     e.valid_to,
@@ -129,6 +136,7 @@ SELECT
     e.enrollment_type,
     e.last_update_post_date,
     e.as_of_exact,
+    e.withheld,
     shown_key(e.version_no, e.is_current) AS shown_key
 FROM version_epoch AS e
 JOIN versions AS v USING (version_no)
@@ -197,7 +205,10 @@ SELECT
         'why_stopped': c.why_stopped, 'stop_category': stop_category(c.why_stopped), 'enrollment': c.enrollment,
         'sponsor': c.sponsor, 'start_date': c.start_date, 'termination_date': c.completion_date,
         'references': CASE WHEN c.as_of_exact THEN from_json(x.references_json, '["VARCHAR"]') ELSE [] END,
-        'status': c.overall_status, 'as_of_exact': c.as_of_exact, 'version': c.content_hash
+        'status': c.overall_status, 'as_of_exact': c.as_of_exact,
+        'withheld': list_transform(list_filter(c.withheld, w -> w <> 'completion_date'),
+                                   w -> CASE w WHEN 'primary_completion_date' THEN 'termination_date' ELSE w END),
+        'version': c.content_hash
     })::VARCHAR AS card
 FROM trial_card AS c
 JOIN trial_text AS x USING (version_no)
