@@ -41,6 +41,7 @@ class Trial(BaseModel):
     phases: list[str] = []  # the raw enum list behind `phase`
     relevance: float | None = None  # the match score the order comes from (search_trials only)
     as_of_exact: bool | None = None  # false: reconstructed for a cutoff, not a version the registry published by then
+    reconstructed_from: str | None = None  # a reconstruction's: the last-update date of the version it was made from
     # at a cutoff, the fields left out (empty, not relabelled) because the registry recorded them only later
     withheld: list[str] = []
     version: str | None = None  # the content hash of the study version the row came from
@@ -143,6 +144,7 @@ class TerminatedTrial(BaseModel):
     status: str | None = None
     relevance: float | None = None
     as_of_exact: bool | None = None  # false: reconstructed for a cutoff, not a version the registry published by then
+    reconstructed_from: str | None = None  # a reconstruction's: the last-update date of the version it was made from
     # at a cutoff, the fields left out (empty, not relabelled) because the registry recorded them only later
     withheld: list[str] = []
     version: str | None = None  # the content hash of the study version the row came from
@@ -167,6 +169,7 @@ class TrialSearchCandidate(BaseModel):
     primary_completion_date: str | None = None
     relevance: float | None = None
     as_of_exact: bool | None = None  # false: reconstructed for a cutoff, not a version the registry published by then
+    reconstructed_from: str | None = None  # a reconstruction's: the last-update date of the version it was made from
     # at a cutoff, the fields left out (empty, not relabelled) because the registry recorded them only later
     withheld: list[str] = []
     version: str | None = None  # the content hash of the study version the row came from

@@ -630,6 +630,8 @@ def test_method_cards_withhold_what_the_record_withholds_and_relabel_nothing(m, 
             assert trial.completion_date == status.get("primaryCompletionDateStruct", {}).get("date"), (cutoff, nct_id)
             assert trial.why_stopped == status.get("whyStopped"), (cutoff, nct_id)
             assert trial.as_of_exact == shown_as["as_of_exact"]
+            assert trial.reconstructed_from == shown_as.get("reconstructed_from")  # the later version's date
+            assert trial.as_of_exact or trial.reconstructed_from > cutoff.isoformat()
             for field in trial.withheld:  # the struct left out, or its untyped date
                 assert any(p.startswith(CARD_FIELD_PATHS[field]) for p in shown_as["withheld"]), (cutoff, nct_id)
             for field in ("start_date", "completion_date"):  # a date after the cutoff is a plan, or not shown

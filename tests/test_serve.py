@@ -433,6 +433,9 @@ def test_a_server_pinned_to_a_cutoff_shows_nothing_from_after_it(sample_warehous
             one = pinned.get(f"/api/v2/studies/{study['protocolSection']['identificationModule']['nctId']}")
             exactness.add(one.headers["x-ctmirror-as-of-exact"])
             assert one.json() == study and "x-ctmirror-withheld" in one.headers
+            made_from = one.headers.get("x-ctmirror-reconstructed-from")  # a reconstruction's later version
+            assert (made_from is None) == (one.headers["x-ctmirror-as-of-exact"] == "true")
+            assert made_from is None or made_from > cutoff.isoformat()
         assert exactness == {"true", "false"}
         trial = pinned.get("/ctmirror/v1/get_trial", params={"nct_id": studies[0]["protocolSection"][
             "identificationModule"]["nctId"]})

@@ -192,6 +192,8 @@ def create_app(settings: Settings) -> Guard:
             if mirror.as_of is not None and shown_as:  # where strict v2 clients look for nothing: headers
                 response.headers["X-Ctmirror-As-Of-Exact"] = "true" if shown_as["as_of_exact"] else "false"
                 response.headers["X-Ctmirror-Withheld"] = ", ".join(shown_as["withheld"])[:4_000]
+                if "reconstructed_from" in shown_as:
+                    response.headers["X-Ctmirror-Reconstructed-From"] = shown_as["reconstructed_from"]
             return response
 
         return await answer(request, work, api=True)

@@ -811,17 +811,21 @@ def loaded_current_text(root: Path, state_id: str, nct_id: str, params: dict[str
 def study_by_query(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: date | None,
                    shown_as: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
     """study() through sql/serve/study_by_id.sql: the row a cutoff shows, its record shaped as of it; `shown_as`
-    is given whether it is exact and what was withheld (`as_of_exact`, `withheld`)."""
+    is given whether it is exact and what was withheld (`as_of_exact`, `withheld`) and, for a reconstruction, the
+    last-update date of the version it was made from (`reconstructed_from`)."""
     paths = _study_params(params)
     wanted = canonical_nct_id(nct_id)
     rows = mirror.con.execute(read_sql("serve/study_by_id.sql"), {"nct_id": wanted, "as_of": as_of}).fetchall()
     if not rows:
         raise V2Error(f"Study not found: {wanted}" + (f" (as of {as_of})" if as_of else ""), status=404)
-    shown = dict(zip(PAGE_COLUMNS, rows[0]))
+    shown = dict(zip((*PAGE_COLUMNS, "reconstructed_from"), rows[0]))
     withheld: list[list[str]] = []
     record = stored_records(mirror, [shown], as_of, withheld)[0]
     if shown_as is not None:
-        shown_as.update(as_of_exact=bool(shown["as_of_exact"]) if as_of else True, withheld=withheld[0])
+        exact = bool(shown["as_of_exact"]) if as_of else True
+        shown_as.update(as_of_exact=exact, withheld=withheld[0])
+        if as_of and shown["reconstructed_from"] is not None:
+            shown_as["reconstructed_from"] = shown["reconstructed_from"].isoformat()
     return shown["nct_id"], shape(record, paths)
 
 

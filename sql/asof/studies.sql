@@ -5,7 +5,8 @@
 -- or before the cutoff (for every study). What the registry recorded only after the cutoff is withheld, never
 -- relabelled, and named in `withheld`: a date after the cutoff not typed ESTIMATED (ACTUAL or untyped; with
 -- its raw text, precision and type), in a reconstruction an ACTUAL enrollment (reached later) and a stop reason;
--- the last-update date (after the cutoff) and later results dates are left out too.
+-- the last-update date (after the cutoff) and later results dates are left out too; a reconstruction's is kept
+-- apart as reconstructed_from (the version it was made from).
 -- UNKNOWN is derived by the registry later, without a new version, so for every study (exact or not) it is derived
 -- again at the cutoff (status_at).
 -- This is the reference the version-aware index (sql/index/00_version_epoch.sql) is tested against.
@@ -50,6 +51,7 @@ SELECT * EXCLUDE (status_before_unknown, status_then, as_of_exact, withholds_enr
     CASE WHEN as_of_exact THEN last_update_post_date END AS last_update_post_date,
     CASE WHEN as_of_exact THEN last_update_post_date_type END AS last_update_post_date_type
 ), NULL::DATE AS removed_from_registry_on, NULL::VARCHAR AS merged_into_nct_id, as_of_exact,
+    CASE WHEN NOT as_of_exact THEN last_update_post_date END AS reconstructed_from,
     list_filter([CASE WHEN NOT (as_of_exact OR is_stopped(status_then)) AND why_stopped IS NOT NULL
                       THEN 'why_stopped' END,
                  CASE WHEN withholds_enrollment THEN 'enrollment' END,

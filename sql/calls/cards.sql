@@ -3,7 +3,8 @@
 -- (never from user input). DuckDB looks keys up in a table's index only when they are literals, and reads 200 cards
 -- this way in a few milliseconds where a join on bound values scans all of them. Larger sets (a backtest's) read
 -- them in one scan: cards_scan.sql.
-SELECT t.card_no, card_json(x.card_head, x.references_json, t.overall_status, t.why_stopped, t.results_posted,
-                            t.as_of_exact, t.enrollment, t.start_date, t.completion_date, t.withheld)
+SELECT t.card_no, card_json(x.card_head, x.references_json, t.reconstructed_from, t.overall_status, t.why_stopped,
+                            t.results_posted, t.as_of_exact, t.enrollment, t.start_date, t.completion_date,
+                            t.withheld)
 FROM (SELECT * FROM trial_card WHERE card_no IN ({card_numbers})) AS t
 JOIN (SELECT * FROM trial_text WHERE version_no IN ({version_numbers})) AS x USING (version_no)

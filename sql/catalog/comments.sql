@@ -228,6 +228,7 @@ COMMENT ON COLUMN places.nct_id IS 'study';
 COMMENT ON COLUMN places.content_hash IS 'version';
 COMMENT ON COLUMN places.norm IS 'search_norm of ''city , state , country''';
 COMMENT ON COLUMN studies.as_of_exact IS 'true when the row is a version the registry had published by the state''s cutoff (always, for the current state); false when reconstructed for an as-of snapshot (see README, as-of rules)';
+COMMENT ON COLUMN studies.reconstructed_from IS 'for a row an as-of answer reconstructed (as_of_exact false): the last-update date of the later version it was made from; NULL otherwise';
 COMMENT ON COLUMN studies.withheld IS 'the columns an as-of answer left out (empty) because the registry recorded them only after its cutoff: why_stopped, enrollment (with enrollment_type), start_date, primary_completion_date, completion_date (each with its raw text, precision and type); always empty for the current state';
 
 COMMENT ON VIEW study_details IS 'One row per current study: its sites, keywords and MeSH terms as lists, in the registry''s order (what get_trial_details shows).';

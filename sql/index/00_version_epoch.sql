@@ -9,7 +9,8 @@
 -- first day, and equal neighbours merged. What the registry recorded only after a piece's first day is withheld,
 -- never relabelled (`withheld`: the names of the studies' columns left out): a date after it not typed ESTIMATED
 -- (ACTUAL, or untyped, as the records' withholding: ctmirror/server/records.py), and in a reconstruction an
--- ACTUAL enrollment (reached later) and a stop reason the status shown does not have.
+-- ACTUAL enrollment (reached later) and a stop reason the status shown does not have. A reconstruction names the
+-- last update of the version it was made from (reconstructed_from).
 -- $strict_epochs false (a frozen snapshot, already as of its cutoff): the current rows only.
 CREATE TABLE version_epoch AS
 WITH v AS (
@@ -83,6 +84,7 @@ shown AS (  -- what each piece shows (the columns of trial_card a cutoff changes
                                     THEN enrollment_type END,
             'last_update_post_date': CASE WHEN as_of_exact THEN last_update_post_date END,
             'as_of_exact': as_of_exact,
+            'reconstructed_from': CASE WHEN NOT as_of_exact THEN last_update_post_date END,
             'withheld': list_filter([
                 CASE WHEN NOT (as_of_exact OR is_stopped(overall_status)) AND why_stopped IS NOT NULL
                      THEN 'why_stopped' END,
@@ -105,7 +107,7 @@ current_shows AS (  -- the current state shows the current version as `studies` 
            {'overall_status': s.overall_status, 'why_stopped': s.why_stopped, 'has_results': s.has_results,
             'results_first_post_date': s.results_first_post_date, 'enrollment_type': s.enrollment_type,
             'last_update_post_date': s.last_update_post_date, 'as_of_exact': s.as_of_exact,
-            'withheld': s.withheld} AS shows
+            'reconstructed_from': s.reconstructed_from, 'withheld': s.withheld} AS shows
     FROM v
     JOIN studies AS s ON s.nct_id = v.nct_id AND s.content_hash = v.content_hash
     WHERE v.is_current

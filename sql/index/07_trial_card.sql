@@ -136,6 +136,7 @@ SELECT
     e.enrollment_type,
     e.last_update_post_date,
     e.as_of_exact,
+    e.reconstructed_from,
     e.withheld,
     shown_key(e.version_no, e.is_current) AS shown_key
 FROM version_epoch AS e
@@ -206,6 +207,7 @@ SELECT
         'sponsor': c.sponsor, 'start_date': c.start_date, 'termination_date': c.completion_date,
         'references': CASE WHEN c.as_of_exact THEN from_json(x.references_json, '["VARCHAR"]') ELSE [] END,
         'status': c.overall_status, 'as_of_exact': c.as_of_exact,
+        'reconstructed_from': strftime(c.reconstructed_from, '%Y-%m-%d'),
         'withheld': list_transform(list_filter(c.withheld, w -> w <> 'completion_date'),
                                    w -> CASE w WHEN 'primary_completion_date' THEN 'termination_date' ELSE w END),
         'version': c.content_hash

@@ -1,9 +1,10 @@
--- card_json(card_head, references_json, overall_status, why_stopped, results_posted, as_of_exact, enrollment,
--- start_date, completion_date, withheld): the contract's Trial as JSON, from a version's trial_text and the
--- trial_card row a call shows (what its cutoff changes and withholds; the references only where the version is
--- shown exactly; `withheld` names the Trial's fields left out, from the row's studies columns).
-CREATE OR REPLACE MACRO card_json(card_head, references_json, overall_status, why_stopped, results_posted,
-                                  as_of_exact, enrollment, start_date, completion_date, withheld) AS
+-- card_json(card_head, references_json, reconstructed_from, overall_status, why_stopped, results_posted,
+-- as_of_exact, enrollment, start_date, completion_date, withheld): the contract's Trial as JSON, from a
+-- version's trial_text and the trial_card row a call shows: what its cutoff changes and withholds (`withheld`
+-- names the Trial's fields left out, from the row's studies columns), the references only where the version is
+-- shown exactly, and for a reconstruction the date of the version it was made from.
+CREATE OR REPLACE MACRO card_json(card_head, references_json, reconstructed_from, overall_status, why_stopped,
+                                  results_posted, as_of_exact, enrollment, start_date, completion_date, withheld) AS
     card_head
     || ',"overall_status":' || coalesce(to_json(overall_status)::VARCHAR, 'null')
     || ',"why_stopped":' || coalesce(to_json(why_stopped)::VARCHAR, 'null')
@@ -13,6 +14,7 @@ CREATE OR REPLACE MACRO card_json(card_head, references_json, overall_status, wh
     || ',"completion_date":' || coalesce(to_json(completion_date)::VARCHAR, 'null')
     || ',"references":' || CASE WHEN as_of_exact THEN references_json ELSE '[]' END
     || ',"as_of_exact":' || coalesce(to_json(as_of_exact)::VARCHAR, 'null')
+    || ',"reconstructed_from":' || coalesce('"' || strftime(reconstructed_from, '%Y-%m-%d') || '"', 'null')
     || ',"withheld":' || CASE WHEN len(withheld) = 0 OR withheld IS NULL THEN '[]' ELSE to_json(list_transform(
         list_filter(withheld, w -> w <> 'completion_date'),
         w -> CASE w WHEN 'primary_completion_date' THEN 'completion_date' ELSE w END))::VARCHAR END || '}';
@@ -25,8 +27,8 @@ CREATE OR REPLACE MACRO trial_of(card) AS from_json(card, '{
     "sponsor": "VARCHAR", "collaborators": ["VARCHAR"], "enrollment": "BIGINT", "start_date": "VARCHAR",
     "completion_date": "VARCHAR", "study_type": "VARCHAR",
     "primary_outcomes": [{"measure": "VARCHAR", "time_frame": "VARCHAR"}], "results_posted": "BOOLEAN",
-    "references": ["VARCHAR"], "phases": ["VARCHAR"], "as_of_exact": "BOOLEAN", "withheld": ["VARCHAR"],
-    "version": "VARCHAR"
+    "references": ["VARCHAR"], "phases": ["VARCHAR"], "as_of_exact": "BOOLEAN", "reconstructed_from": "VARCHAR",
+    "withheld": ["VARCHAR"], "version": "VARCHAR"
 }');
 
 -- stopped_trial_of(card): a stopped_card's JSON as get_terminated's TerminatedTrial, one column a field.
@@ -34,7 +36,7 @@ CREATE OR REPLACE MACRO stopped_trial_of(card) AS from_json(card, '{
     "nct_id": "VARCHAR", "title": "VARCHAR", "drug_name": "VARCHAR", "condition": "VARCHAR", "phase": "VARCHAR",
     "why_stopped": "VARCHAR", "stop_category": "VARCHAR", "enrollment": "BIGINT", "sponsor": "VARCHAR",
     "start_date": "VARCHAR", "termination_date": "VARCHAR", "references": ["VARCHAR"], "status": "VARCHAR",
-    "as_of_exact": "BOOLEAN", "withheld": ["VARCHAR"], "version": "VARCHAR"
+    "as_of_exact": "BOOLEAN", "reconstructed_from": "VARCHAR", "withheld": ["VARCHAR"], "version": "VARCHAR"
 }');
 
 -- trials_as_of(as_of): the trial_card rows a strict answer on as_of shows, one per study first posted by then (NULL:
@@ -75,7 +77,8 @@ SELECT s.* REPLACE (
     t.study_completion_date AS completion_date_raw,
     CASE WHEN t.study_completion_date IS NOT NULL THEN s.completion_date_precision END AS completion_date_precision,
     CASE WHEN t.study_completion_date IS NOT NULL THEN s.completion_date_type END AS completion_date_type),
-    r.removed_on AS removed_from_registry_on, r.merged_into AS merged_into_nct_id, t.as_of_exact, t.withheld
+    r.removed_on AS removed_from_registry_on, r.merged_into AS merged_into_nct_id, t.as_of_exact,
+    t.reconstructed_from, t.withheld
 FROM trials_as_of(as_of) AS t
 JOIN all_studies AS s USING (nct_id, content_hash)
 LEFT JOIN registry_removals AS r ON r.nct_id = t.nct_id AND (as_of IS NULL OR r.removed_on <= as_of);

@@ -14,8 +14,8 @@ resolved AS (
     JOIN study_number AS n ON n.nct_id = coalesce(a.nct_id, w.wanted_id)
 )
 SELECT r.k, t.nct_id, t.version_no,
-       card_json(x.card_head, x.references_json, t.overall_status, t.why_stopped, t.results_posted, t.as_of_exact,
-                 t.enrollment, t.start_date, t.completion_date, t.withheld) AS card
+       card_json(x.card_head, x.references_json, t.reconstructed_from, t.overall_status, t.why_stopped,
+                 t.results_posted, t.as_of_exact, t.enrollment, t.start_date, t.completion_date, t.withheld) AS card
 FROM resolved AS r
 JOIN trial_card AS t ON t.study_no = r.study_no
     AND shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, NULL, r.as_of,

@@ -98,8 +98,9 @@ page AS (
 ),
 cards AS (  -- the page's trials, read from their cards (a few dozen rows; their list columns are not read)
     SELECT p.*, t.nct_id,
-           trial_of(card_json(x.card_head, x.references_json, t.overall_status, t.why_stopped, t.results_posted,
-                              t.as_of_exact, t.enrollment, t.start_date, t.completion_date, t.withheld)) AS trial,
+           trial_of(card_json(x.card_head, x.references_json, t.reconstructed_from, t.overall_status, t.why_stopped,
+                              t.results_posted, t.as_of_exact, t.enrollment, t.start_date, t.completion_date,
+                              t.withheld)) AS trial,
            (x.card_head || '}') ->> '$.official_title' AS official_title
     FROM page AS p
     JOIN trial_card AS t USING (card_no)
@@ -121,6 +122,7 @@ SELECT
     c.trial.start_date,
     c.trial.completion_date AS primary_completion_date,
     c.trial.as_of_exact,
+    c.trial.reconstructed_from,
     list_transform(c.trial.withheld, w -> CASE w WHEN 'completion_date' THEN 'primary_completion_date' ELSE w END)
         AS withheld,
     c.trial.version,

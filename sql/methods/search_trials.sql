@@ -48,8 +48,9 @@ ORDER BY k, relevance DESC, study_no;
 
 CREATE OR REPLACE MACRO search_trials(drug_query, condition_query, cutoff, phase_filter_text, result_limit,
                                       as_of := NULL) AS TABLE
-SELECT unnest(trial_of(card_json(x.card_head, x.references_json, t.overall_status, t.why_stopped, t.results_posted,
-                                  t.as_of_exact, t.enrollment, t.start_date, t.completion_date, t.withheld))),
+SELECT unnest(trial_of(card_json(x.card_head, x.references_json, t.reconstructed_from, t.overall_status, t.why_stopped,
+                                 t.results_posted, t.as_of_exact, t.enrollment, t.start_date, t.completion_date,
+                                 t.withheld))),
        r.relevance
 FROM search_trials_many([query_norm(drug_query)], [query_norm(condition_query)], [cutoff], [as_of],
                         [phase_filter_text], [result_limit]) AS r
