@@ -61,8 +61,7 @@ def make_argument_tables(mirror: Mirror, methods: Iterable[Method]) -> None:
     """The methods' arguments tables, made when the connection opens, before any statement is prepared on it:
     making one later would make the statements prepared before it plan again (forget_plans)."""
     for method in methods:
-        if method.kind == "search" or (method.kind == "set-wise" and method.shape != "by_id") or \
-                method is STATISTIC_ARGUMENTS:
+        if method.kind in ("search", "set-wise") or method is STATISTIC_ARGUMENTS:
             _make_argument_table(mirror, method)
 
 
@@ -214,11 +213,9 @@ def _one_row_each(mirror: Mirror, method: Method, model: type, calls: list[dict[
 
 
 def _by_id(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> list[Any]:
-    """A lookup by ID plans in a millisecond or two, less than filling an arguments table would cost: it runs
-    with bound parameters, unprepared."""
+    """A lookup by ID, prepared once as every set-wise call is: planning its macro took longer than the lookup."""
     answers: list[Any] = [None] * len(calls)
-    arguments = {column: _column(method, calls, name) for name, column, _ in method.columns}
-    for k, card in mirror.con.execute(read_sql(f"calls/{method.name}.sql"), arguments).fetchall():
+    for k, card in _execute(mirror, method, calls).fetchall():
         answers[k - 1] = method.model.model_validate_json(card)
     return answers
 
