@@ -1,6 +1,6 @@
 """The methods on a Mirror, every one from the registry (ctmirror/registry.py): Mirror.call(name, ...) validates
 the arguments with the method's request model, scopes the call to its cutoff and runs it; Mirror.<name>(...) is the
-same call with the method's own signature."""
+same call with the method's own signature (ctmirror/registry_methods.py, generated from the registry)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.warehouse import STATE_ID
 from ctmirror.models import Pagination, PaginationEnvelope, TrialSearchCandidate
 from ctmirror.registry import METHODS, STATISTIC_ARGUMENTS, STATISTIC_NAMES, Method
+from ctmirror.registry_methods import RegistryMethods
 
 if TYPE_CHECKING:
     from ctmirror.mirror import Mirror
@@ -26,8 +27,8 @@ CURSOR_VERSION = 2
 MAX_CURSOR_CHARACTERS = 1_000
 
 
-class Methods:
-    """Mixed into Mirror; every method of the registry is one of its attributes (set at the end of this module).
+class Methods(RegistryMethods):
+    """Mixed into Mirror; every method of the registry is one of its methods (RegistryMethods).
 
     date_before and holdout: with holdout="strict" (the default) a method answers as the registry stood on
     date_before (only what it had published by then: each study's version valid on that date, by the rules of
@@ -155,20 +156,6 @@ def _search(self: Mirror, method: Method, request: dict[str, Any]) -> Pagination
 
 
 RUNS = {"set-wise": _set_wise, "search": _search, "statistic": _statistic}
-
-
-def _bound(method: Method):
-    def call(self: Mirror, *args: Any, **kwargs: Any) -> Any:
-        return self.call(method.name, *args, **kwargs)
-
-    call.__name__ = call.__qualname__ = method.name
-    call.__doc__ = method.summary or f"The registry statistic {method.name} (sql/stats/{method.name}.sql) as rows."
-    call.__signature__ = method.signature()  # type: ignore[attr-defined]
-    return call
-
-
-for _method in METHODS.values():
-    setattr(Methods, _method.name, _bound(_method))
 
 
 def _fingerprint(params: dict[str, Any]) -> str:

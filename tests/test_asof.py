@@ -605,7 +605,7 @@ CARD_FIELD_PATHS = {"enrollment": "protocolSection.designModule.enrollmentInfo",
                     "why_stopped": "protocolSection.statusModule.whyStopped"}
 
 
-@pytest.mark.slow  # 300 trials and their records at 20 cutoffs
+@pytest.mark.slow  # 240 trials and their records at 20 cutoffs
 def test_method_cards_withhold_what_the_record_withholds_and_relabel_nothing(m, sample_warehouse):
     """At 20 cutoffs, a method's trial (get_trial, get_terminated, search) shows the enrollment, start, primary
     completion and stop reason that the record at that cutoff shows (itself checked above for later facts), and
@@ -617,7 +617,7 @@ def test_method_cards_withhold_what_the_record_withholds_and_relabel_nothing(m, 
     compared = withheld_seen = 0
     for cutoff in random_cutoffs(seed=20, count=20, first=date(2006, 1, 1), years=19):
         ids = [r["nct_id"] for r in m.rows("SELECT nct_id FROM studies_as_of($d)", {"d": cutoff})]
-        picked = rng.sample(ids, min(15, len(ids)))
+        picked = rng.sample(ids, min(12, len(ids)))
         with Mirror(sample_warehouse, as_of=cutoff) as then:
             trials = then.batch([("get_trial", {"nct_id": nct_id}) for nct_id in picked])
         for nct_id, trial in zip(picked, trials):
@@ -649,7 +649,7 @@ def test_method_cards_withhold_what_the_record_withholds_and_relabel_nothing(m, 
         for item in page.items:
             assert "enrollment" not in item.withheld or item.enrollment is None
             assert "primary_completion_date" not in item.withheld or item.primary_completion_date is None
-    assert compared > 250 and withheld_seen > 20
+    assert compared > 200 and withheld_seen > 20
 
 
 def first_day(text: str) -> date:

@@ -83,8 +83,27 @@ def test_positional_arguments_keep_their_order(m):
     assert m.search_trials("semaglutide", "NASH", None, None, 5) == m.search_trials("semaglutide", "NASH",
                                                                                      max_results=5)
     assert len(m.search_trials("semaglutide", "NASH", None, None, 5)) <= 5
-    with pytest.raises(InvalidArgument, match="search_trials"):
+    with pytest.raises(TypeError, match="search_trials"):
         m.search_trials("a", "b", None, None, 5, "strict", "one too many")
+    with pytest.raises(InvalidArgument, match="search_trials takes at most 6 arguments"):
+        m.call("search_trials", "a", "b", None, None, 5, "strict", "one too many")
+
+
+def test_every_method_is_defined_on_mirror_with_the_registrys_signature():
+    """Mirror.<name> is a plain definition (go-to-definition and type checkers find it), generated from the
+    registry: the same parameters, defaults and return type, and the file is what the generator writes."""
+    import inspect
+
+    from ctmirror import method_stubs
+
+    for name, method in METHODS.items():
+        defined = inspect.signature(getattr(Mirror, name))
+        expected = method.signature()
+        assert list(defined.parameters) == list(expected.parameters), name
+        assert [p.default for p in defined.parameters.values()] == \
+            [p.default for p in expected.parameters.values()], name
+    assert method_stubs.TARGET.read_text(encoding="utf-8") == method_stubs.generated(), \
+        "run python -m ctmirror.method_stubs"
 
 
 def test_the_cli_lists_every_method():
