@@ -50,39 +50,32 @@ def _annotation(annotation: object) -> str:
     return text
 
 
+def _wrapped(head: str, pieces: list[str], indent: int, tail: str) -> list[str]:
+    """head + the pieces, comma-separated, + tail, in lines of at most LINE characters; continuation lines
+    indented by `indent`."""
+    lines, line = [], head
+    for i, piece in enumerate(pieces):
+        last = i == len(pieces) - 1
+        piece += "" if last else ","
+        if len(line) + len(piece) + (len(tail) if last else 0) > LINE and line.strip():
+            lines.append(line.rstrip())
+            line = " " * indent
+        line += piece + " "
+    return [*lines, line.rstrip() + tail]
+
+
 def _definition(method: Method) -> str:
     signature = method.signature()
     parameters = [p for p in signature.parameters.values() if p.name != "self"]
     rendered = [f"{p.name}: {_annotation(p.annotation)}"
                 + ("" if p.default is inspect.Parameter.empty else f" = {p.default!r}") for p in parameters]
-    head = f"    def {method.name}(self, "
-    indent = " " * len(f"    def {method.name}(")
-    tail = f") -> {_annotation(signature.return_annotation)}:"
-    lines, line = [], head
-    for i, piece in enumerate(rendered):
-        piece += "," if i < len(rendered) - 1 else ""
-        if len(line) + len(piece) + (len(tail) if i == len(rendered) - 1 else 0) > LINE and line.strip():
-            lines.append(line.rstrip())
-            line = indent
-        line += piece + " "
-    lines.append(line.rstrip() + tail)
+    definition = _wrapped(f"    def {method.name}(self, ", rendered, len(f"    def {method.name}("),
+                          f") -> {_annotation(signature.return_annotation)}:")
     doc = method.summary or f"The registry statistic {method.name} (sql/stats/{method.name}.sql) as rows."
-    doc_lines = textwrap.wrap(doc, LINE - 11)
-    doc_text = '        """' + "\n        ".join(doc_lines) + '"""'
-    call = f'        return self.call("{method.name}", ' + ", ".join(f"{p.name}={p.name}" for p in parameters) + ")"
-    if len(call) > LINE:
-        names = [f"{p.name}={p.name}" for p in parameters]
-        start = f'        return self.call("{method.name}", '
-        out, current = [], start
-        for i, name in enumerate(names):
-            name += ")" if i == len(names) - 1 else ","
-            if len(current) + len(name) > LINE:
-                out.append(current.rstrip())
-                current = " " * len("        return self.call(")
-            current += name + " "
-        out.append(current.rstrip())
-        call = "\n".join(out)
-    return "\n".join([*lines, doc_text, call])
+    doc_text = '        """' + "\n        ".join(textwrap.wrap(doc, LINE - 11)) + '"""'
+    call = _wrapped(f'        return self.call("{method.name}", ', [f"{p.name}={p.name}" for p in parameters],
+                    len("        return self.call("), ")")
+    return "\n".join([*definition, doc_text, *call])
 
 
 def generated() -> str:

@@ -50,8 +50,8 @@ SELECT
         'nct_id': s.nct_id, 'title': coalesce(s.brief_title, s.official_title, ''), 'official_title': s.official_title,
         'brief_summary': s.brief_summary, 'phase': s.phase, 'conditions': coalesce(cond.conditions, []),
         'interventions': coalesce(intr.interventions, []), 'sponsor': coalesce(s.lead_sponsor, ''),
-        'collaborators': coalesce(coll.collaborators, []), 'study_type': coalesce(s.study_type, ''), 'primary_outcomes': coalesce(outc.primary_outcomes, []),
-        'phases': s.phases, 'version': s.content_hash
+        'collaborators': coalesce(coll.collaborators, []), 'study_type': coalesce(s.study_type, ''),
+        'primary_outcomes': coalesce(outc.primary_outcomes, []), 'phases': s.phases, 'version': s.content_hash
     })::VARCHAR, '}') AS card_head,
     to_json(coalesce(refs.refs, []))::VARCHAR AS references_json,
     -- the conditions normalised (search_norm), in order: which of them a query matched, read without
