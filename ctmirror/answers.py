@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import duckdb
 
 from ctmirror.core.sqlfiles import read_sql
-from ctmirror.models import TerminatedTrial, Trial
-from ctmirror.registry import STATISTIC_ARGUMENTS
+from ctmirror.models import ExactList, TerminatedTrial, Trial
+from ctmirror.registry import MAX_RESULTS, STATISTIC_ARGUMENTS
 
 if TYPE_CHECKING:
     from ctmirror.mirror import Mirror
@@ -235,3 +235,53 @@ def _answer_some(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) ->
         ranked = _execute(mirror, method, calls).fetchall()
         return _ranked_cards(mirror, method.card_table, method.model, ranked, len(calls))
     return _one_row_each(mirror, method, method.model, calls)
+
+
+def answer_saying_left_out(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> list[Any]:
+    """answer(), each call answered with exact answers only at a cutoff saying how many studies it left out."""
+    found = mirror.recovering(lambda: answer(mirror, method, calls))
+    wanted = [i for i, call in enumerate(calls) if mirror.exact_only and call.get("as_of") is not None]
+    if wanted:
+        strict = mirror.strict_sibling()
+        counts = strict.recovering(lambda: left_out(strict, method, [calls[i] for i in wanted],
+                                                    [found[i] for i in wanted]))
+        for i, count in zip(wanted, counts):
+            found[i] = with_left_out(found[i], count)
+    return found
+
+
+def left_out(strict: Mirror, method: Method, calls: list[dict[str, Any]], exact: list[Any]) -> list[int | None]:
+    """For each call answered with exact answers only at its cutoff (`exact`, its answers): how many studies the
+    same call answered strictly (on `strict`, which shows reconstructions) shows reconstructed, which the exact
+    answer leaves out. Trials: among all the strict call ranks (up to MAX_RESULTS, not only the max_results
+    shown); whitespace: of the drug's and the condition's trials; a landscape: of its trials. None for a lookup by
+    ID (a study left out is not found)."""
+    if method.shape == "by_id":
+        return [None] * len(calls)
+    if method.shape == "ranked_cards":
+        ranked = _execute(strict, method, [{**call, "max_results": MAX_RESULTS} for call in calls]).fetchall()
+        query = read_sql("calls/reconstructed_cards.sql").replace("{card_table}", method.card_table)
+        numbers = sorted({card_no for _, card_no, _, _ in ranked})
+        reconstructed = {row[0] for row in strict.con.execute(query, {"card_numbers": numbers}).fetchall()}
+        counts = [0] * len(calls)
+        for k, card_no, _, _ in ranked:
+            counts[k - 1] += card_no in reconstructed
+        return counts
+    return [_trial_total(whole) - _trial_total(shown) for whole, shown in zip(answer(strict, method, calls), exact)]
+
+
+def _trial_total(found: Any) -> int:
+    """The trials a one-row answer counts: a landscape's, or whitespace's (its three counts are disjoint)."""
+    if hasattr(found, "total_trial_count"):
+        return found.total_trial_count
+    return found.exact_match_count + found.drug_only_trials + found.condition_only_trials
+
+
+def with_left_out(found: Any, count: int | None) -> Any:
+    """An answer that says how many studies it left out (LeftOut's field, or ExactList's attribute)."""
+    if count is None or found is None:
+        return found
+    if isinstance(found, list):
+        return ExactList(found, left_out=count)
+    found.left_out = count
+    return found

@@ -17,6 +17,7 @@ from tqdm import tqdm
 from ctmirror.core.duck import CORES, MEMORY_LIMIT_ENV, parse_budget
 from ctmirror.core.errors import CtmirrorError, InvalidArgument, NotFound
 from ctmirror.core.warehouse import Warehouse
+from ctmirror.display import left_out_note
 from ctmirror.registry import METHODS
 
 app = typer.Typer(
@@ -435,9 +436,13 @@ def _show(method, answer, as_json: bool, arguments: dict) -> None:
 
     if answer is None:  # a trial by ID that is not there
         raise NotFound(f"{arguments.get('nct_id')}: not found", invalid_input=arguments.get("nct_id"))
+    note = left_out_note(answer)
     if as_json:
-        return emit_json(answer.contract_json() if isinstance(answer, PaginationEnvelope) else answer)
-    typer.echo(method.render(answer))
+        emit_json(answer.contract_json() if isinstance(answer, PaginationEnvelope) else answer)
+        if note and isinstance(answer, list):  # a list's JSON has no place for it
+            typer.echo(note, err=True)
+        return
+    typer.echo(method.render(answer) + (f"\n{note}" if note else ""))
 
 
 def _method_command(method) -> None:

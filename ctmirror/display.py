@@ -22,6 +22,16 @@ def marked(rows: list[dict[str, Any]], key: str = "nct_id") -> tuple[list[dict[s
                    "not held; see as_of_exact)")
 
 
+def left_out_note(answer: Any) -> str:
+    """The line an exact-only answer at a cutoff ends with: how many studies it left out ("" for any other)."""
+    pagination = getattr(answer, "pagination", None)
+    count = getattr(pagination if pagination is not None else answer, "left_out", None)
+    if count is None:
+        return ""
+    return (f"{count} left out: reconstructed for this cutoff (its version of the day is not held), which exact "
+            "answers do not show")
+
+
 def trials(columns: tuple[str, ...]):
     """A list of trial cards as a table of these columns, reconstructed rows marked and counted."""
     def show(answer: list[Any]) -> str:

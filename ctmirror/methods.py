@@ -16,7 +16,7 @@ from ctmirror import arguments as arg
 from ctmirror.core.errors import InvalidArgument
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.warehouse import STATE_ID
-from ctmirror.models import Pagination, PaginationEnvelope, TrialSearchCandidate
+from ctmirror.models import ExactList, Pagination, PaginationEnvelope, TrialSearchCandidate
 from ctmirror.registry import METHODS, STATISTIC_ARGUMENTS, STATISTIC_NAMES, Method
 from ctmirror.registry_methods import RegistryMethods
 
@@ -98,14 +98,23 @@ def _set_wise(self: Mirror, method: Method, request: dict[str, Any]) -> Any:
     if self._collecting is not None:
         self._collecting.append((mirror, method, call))
         return None
-    return mirror.recovering(lambda: answers.answer(mirror, method, [call])[0])
+    return answers.answer_saying_left_out(mirror, method, [call])[0]
 
 
 def _statistic(self: Mirror, method: Method, request: dict[str, Any]) -> list[dict[str, Any]]:
+    """A statistic's rows; answered with exact answers only at a cutoff, an ExactList whose left_out counts the
+    trials in scope shown reconstructed to a strict call (stats_exactness's `reconstructed`)."""
     mirror, call = self._scoped(method, request)
-    return mirror.recovering(lambda: answers.rows_of(
-        answers.execute_shaped(mirror, STATISTIC_ARGUMENTS, method.name, call,
-                               query=read_sql("calls/statistic.sql").replace("{statistic}", method.name))))
+
+    def rows(on: Mirror, name: str) -> list[dict[str, Any]]:
+        return on.recovering(lambda: answers.rows_of(
+            answers.execute_shaped(on, STATISTIC_ARGUMENTS, name, call,
+                                   query=read_sql("calls/statistic.sql").replace("{statistic}", name))))
+
+    found = rows(mirror, method.name)
+    if mirror.exact_only and call["as_of"] is not None:
+        return ExactList(found, left_out=rows(mirror.strict_sibling(), "stats_exactness")[0]["reconstructed"])
+    return found
 
 
 def _search(self: Mirror, method: Method, request: dict[str, Any]) -> PaginationEnvelope:

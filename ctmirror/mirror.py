@@ -8,7 +8,6 @@ import threading
 import weakref
 from collections.abc import Callable
 from datetime import date
-from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -16,7 +15,7 @@ import duckdb
 import polars as pl
 
 from ctmirror import arguments
-from ctmirror.answers import answer, make_argument_tables, rows_of
+from ctmirror.answers import answer_saying_left_out, make_argument_tables, rows_of
 from ctmirror.core.duck import record_pandas_absent
 from ctmirror.core.errors import InvalidArgument, StateNotFound, WarehouseError
 from ctmirror.core.sqlfiles import CATALOG_MACROS, catalog_digests, macro_sql, read_sql, sql_files
@@ -255,7 +254,7 @@ class Mirror(Methods):
         results: list[Any] = [None] * len(calls)
         for indexes in groups.values():
             mirror, method, _ = recorded[indexes[0]]
-            found = mirror.recovering(partial(answer, mirror, method, [recorded[i][2] for i in indexes]))
+            found = answer_saying_left_out(mirror, method, [recorded[i][2] for i in indexes])
             for index, result in zip(indexes, found):
                 results[positions[index]] = result
         for position, (name, kwargs) in enumerate(calls):

@@ -83,15 +83,41 @@ class ConditionDrug(BaseModel):
     phase: str
     status: str
     as_of_exact: bool | None = None  # false: reconstructed for a cutoff, not a version the registry published by then
+    reconstructed_from: str | None = None  # a reconstruction's: the last-update date of the version it was made from
     version: str | None = None  # the content hash of the study version the row came from
 
 
-class WhitespaceResult(BaseModel):
+class LeftOut(BaseModel):
+    """An answer that can say how many studies it left out (its last field, `left_out`): an exact-only answer at a
+    cutoff (holdout="exact", or an exact-only mirror) shows no reconstruction, and counts the studies the strict
+    answer to the same call shows reconstructed. Given only then: the JSON leaves it out otherwise."""
+
+    @model_serializer(mode="wrap")
+    def _without_empty_left_out(self, serialize: Any) -> dict[str, Any]:
+        data = serialize(self)
+        if data.get("left_out") is None:
+            data.pop("left_out", None)
+        return data
+
+
+class ExactList(list):
+    """A list answer (trials, a statistic's rows) with `left_out` as LeftOut's, when the answer is exact-only at
+    a cutoff; otherwise None. Still a list: JSON, equality and iteration are the list's."""
+
+    left_out: int | None = None
+
+    def __init__(self, items: Any = (), left_out: int | None = None) -> None:
+        super().__init__(items)
+        self.left_out = left_out
+
+
+class WhitespaceResult(LeftOut):
     is_whitespace: bool
     exact_match_count: int
     drug_only_trials: int
     condition_only_trials: int
     condition_drugs: list[ConditionDrug] = []
+    left_out: int | None = None
 
 
 class CompetitorEntry(BaseModel):
@@ -117,14 +143,16 @@ class RecentStart(BaseModel):
     phase: str
     start_date: str | None = None  # ctmirror addition
     as_of_exact: bool | None = None  # false: reconstructed for a cutoff, not a version the registry published by then
+    reconstructed_from: str | None = None  # a reconstruction's: the last-update date of the version it was made from
     version: str | None = None  # the content hash of the study version the row came from
 
 
-class ConditionLandscape(BaseModel):
+class ConditionLandscape(LeftOut):
     total_trial_count: int
     competitors: list[CompetitorEntry] = []
     phase_distribution: dict[str, int] = {}
     recent_starts: list[RecentStart] = []
+    left_out: int | None = None
 
 
 class TerminatedTrial(BaseModel):
@@ -175,20 +203,11 @@ class TrialSearchCandidate(BaseModel):
     version: str | None = None  # the content hash of the study version the row came from
 
 
-class Pagination(BaseModel):
+class Pagination(LeftOut):
     cursor: str | None = None
     total_count: int | None = None
     page_size: int
-    # exact answers only, at a cutoff: the studies a strict answer finds that are left out, their version of the day
-    # not held (given only then)
     left_out: int | None = None
-
-    @model_serializer(mode="wrap")
-    def _without_empty_left_out(self, serialize: Any) -> dict[str, Any]:
-        data = serialize(self)
-        if data.get("left_out") is None:
-            data.pop("left_out", None)
-        return data
 
 
 class PaginationEnvelope(BaseModel):

@@ -562,40 +562,95 @@ def _structs(node, path: str = "") -> dict[str, dict]:
     return found
 
 
-@pytest.mark.slow  # a record read twice, at each of 160 cutoffs and studies
-def test_records_at_a_cutoff_withhold_what_was_recorded_later_and_say_so(sample_warehouse):
-    """A record at a cutoff, as get_study, the v2 API and the resource give it: no date after the cutoff but in a
-    plan, no ACTUAL fact after it relabelled a plan, no ACTUAL enrollment in a reconstruction, no document uploaded
-    after it; what was left out is listed (withheld), and whether the version shown is the cutoff's (as_of_exact)."""
-    from ctmirror.core.sqlfiles import read_sql
+@pytest.mark.slow  # every sample record on three surfaces, each at one of 20 cutoffs
+def test_every_record_at_a_cutoff_withholds_what_was_recorded_later_on_every_surface(m, sample_warehouse,
+                                                                                     records_by_id):
+    """Every sample record, at one of 20 cutoffs at which it is shown, as the v2 API's pages and the methods' trials
+    give it (and MCP's get_study, ten a cutoff): no date after the cutoff but in a plan, no ACTUAL fact after it
+    relabelled a plan (each plan shown was a plan as stored), no ACTUAL enrollment in a reconstruction, no
+    document uploaded after it; what was left out is listed (withheld), and whether the version shown is the
+    cutoff's (as_of_exact)."""
     from ctmirror.server import v2
+    from ctmirror.server.agent_tools import run_tool
 
+    assert len(m.rows("SELECT nct_id FROM study_version")) == len(records_by_id)  # each study's record is stored
     rng = random.Random(44)
+    cutoffs = sorted({*random_cutoffs(seed=44, count=20, first=date(2006, 1, 1), years=19), date(2026, 11, 1)})[-20:]
+    shown_at: dict[str, list[date]] = {}
+    for cutoff in cutoffs:
+        for row in m.rows("SELECT nct_id FROM studies_as_of($d)", {"d": cutoff}):
+            shown_at.setdefault(row["nct_id"], []).append(cutoff)
+    checked: dict[date, list[str]] = {}
+    for nct_id in sorted(shown_at):
+        checked.setdefault(rng.choice(shown_at[nct_id]), []).append(nct_id)
+    dated = m.rows("SELECT count(*) AS n FROM studies WHERE study_first_post_date IS NOT NULL")[0]["n"]
+    assert len(shown_at) == dated > 1_700 and len(checked) == 20  # every study a cutoff can show
     reconstructed = withheld_seen = 0
-    with Mirror(sample_warehouse) as plain:
-        for cutoff in random_cutoffs(seed=44, count=4, first=date(2008, 1, 1), years=17):
-            ids = [r["nct_id"] for r in plain.rows("SELECT nct_id FROM studies_as_of($d)", {"d": cutoff})]
-            with Mirror(sample_warehouse, as_of=cutoff) as then:
-                for nct_id in rng.sample(ids, min(40, len(ids))):
-                    shown_as: dict = {}
-                    _, record = v2.study(then, nct_id, {}, cutoff, shown_as)
-                    assert _facts_after(record, cutoff) == [], (cutoff, nct_id)
-                    row = dict(zip(v2.PAGE_COLUMNS, then.con.execute(read_sql("serve/study_by_id.sql"), {
-                        "nct_id": nct_id, "as_of": cutoff}).fetchone()))
-                    stored = json.loads(v2.stored_texts(then, [row])[0])
-                    for path, struct in _structs(record).items():  # a plan shown was a plan as stored
-                        assert _structs(stored)[path]["type"] == struct["type"], (cutoff, nct_id, path)
-                    enrollment = record["protocolSection"].get("designModule", {}).get("enrollmentInfo", {})
-                    if enrollment:  # shown as stored, never relabelled
-                        assert enrollment == stored["protocolSection"]["designModule"]["enrollmentInfo"]
-                    if not shown_as["as_of_exact"]:
-                        reconstructed += 1
-                        assert enrollment.get("type") != "ACTUAL", (cutoff, nct_id)
-                    for path in shown_as["withheld"]:
-                        withheld_seen += 1
-                        assert path.startswith(("protocolSection", "resultsSection", "documentSection",
-                                                "derivedSection", "annotationSection")), path
-    assert reconstructed > 20 and withheld_seen > 20
+    for cutoff, ids in checked.items():
+        with Mirror(sample_warehouse, as_of=cutoff) as then:
+            records, withheld, token = {}, {}, None
+            while True:
+                page, _ = v2.studies(then, {"filter.ids": ",".join(ids), "pageSize": "1000",
+                                            **({"pageToken": token} if token else {})}, cutoff)
+                for record in page["studies"]:
+                    records[record["protocolSection"]["identificationModule"]["nctId"]] = record
+                if not (token := page.get("nextPageToken")):
+                    break
+            assert sorted(records) == sorted(ids), cutoff
+            trials = dict(zip(ids, then.batch([("get_trial", {"nct_id": nct_id}) for nct_id in ids])))
+            for nct_id in rng.sample(ids, min(10, len(ids))):  # MCP's study: the same record, its lists capped
+                tool = run_tool(then, "get_study", {"nct_id": nct_id, "max_list_items": 1000})
+                assert tool["study"] == _first_items(records[nct_id], 1_000), (cutoff, nct_id)
+                assert tool["as_of_exact"] == trials[nct_id].as_of_exact
+                assert tool.get("reconstructed_from") == trials[nct_id].reconstructed_from
+                withheld[nct_id] = tool["withheld"]
+            for nct_id in ids:
+                record, trial = records[nct_id], trials[nct_id]
+                assert _facts_after(record, cutoff) == [], (cutoff, nct_id)
+                stored = records_by_id[nct_id]
+                stored_structs = _structs(stored)
+                for path, struct in _structs(record).items():  # a plan shown was a plan as stored
+                    assert stored_structs[path]["type"] == struct["type"], (cutoff, nct_id, path)
+                enrollment = record["protocolSection"].get("designModule", {}).get("enrollmentInfo", {})
+                if enrollment:  # shown as stored, never relabelled
+                    assert enrollment == stored["protocolSection"]["designModule"]["enrollmentInfo"]
+                if not trial.as_of_exact:
+                    reconstructed += 1
+                    assert enrollment.get("type") != "ACTUAL", (cutoff, nct_id)
+                for path in withheld.get(nct_id, []):
+                    withheld_seen += 1
+                    assert path.startswith(("protocolSection", "resultsSection", "documentSection",
+                                            "derivedSection", "annotationSection")), path
+                _check_card(trial, record, cutoff)
+    assert reconstructed > 300 and withheld_seen > 20
+
+
+def _first_items(node, most: int):
+    """A JSON value with each list cut to its first `most` items."""
+    if isinstance(node, dict):
+        return {key: _first_items(value, most) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_first_items(item, most) for item in node[:most]]
+    return node
+
+
+def _check_card(trial, record: dict, cutoff: date) -> None:
+    """A method's trial shows what the record at its cutoff shows, and leaves out what it names withheld."""
+    status = record["protocolSection"]["statusModule"]
+    enrollment = record["protocolSection"].get("designModule", {}).get("enrollmentInfo", {})
+    where = (cutoff, trial.nct_id)
+    assert trial.enrollment == enrollment.get("count"), where
+    assert trial.start_date == status.get("startDateStruct", {}).get("date"), where
+    assert trial.completion_date == status.get("primaryCompletionDateStruct", {}).get("date"), where
+    assert trial.why_stopped == status.get("whyStopped"), where
+    assert trial.as_of_exact or trial.reconstructed_from > cutoff.isoformat()  # the later version's date
+    for field in trial.withheld:  # left out, as the record leaves it out (compared above)
+        assert getattr(trial, field) is None, (*where, field)
+    for field in ("start_date", "completion_date"):  # a date after the cutoff is a plan, or not shown
+        value = getattr(trial, field)
+        if value and first_day(value) > cutoff:
+            struct = status["startDateStruct" if field == "start_date" else "primaryCompletionDateStruct"]
+            assert struct.get("type") == "ESTIMATED", (*where, field)
 
 
 # A Trial's field a cutoff may withhold → the record's path that holds it.
@@ -605,51 +660,21 @@ CARD_FIELD_PATHS = {"enrollment": "protocolSection.designModule.enrollmentInfo",
                     "why_stopped": "protocolSection.statusModule.whyStopped"}
 
 
-@pytest.mark.slow  # 240 trials and their records at 20 cutoffs
-def test_method_cards_withhold_what_the_record_withholds_and_relabel_nothing(m, sample_warehouse):
-    """At 20 cutoffs, a method's trial (get_trial, get_terminated, search) shows the enrollment, start, primary
-    completion and stop reason that the record at that cutoff shows (itself checked above for later facts), and
-    names what it left out: an ACTUAL date after the cutoff or an enrollment reached later is never shown as if
-    it were the plan."""
-    from ctmirror.server import v2
-
-    rng = random.Random(20)
-    compared = withheld_seen = 0
+@pytest.mark.slow  # two lists of trials at 20 cutoffs
+def test_listed_trials_withhold_what_was_recorded_later(m):
+    """At 20 cutoffs, get_terminated's and search's trials leave empty what they name as withheld (get_trial's are
+    compared with their records above)."""
+    withheld_seen = 0
     for cutoff in random_cutoffs(seed=20, count=20, first=date(2006, 1, 1), years=19):
-        ids = [r["nct_id"] for r in m.rows("SELECT nct_id FROM studies_as_of($d)", {"d": cutoff})]
-        picked = rng.sample(ids, min(12, len(ids)))
-        with Mirror(sample_warehouse, as_of=cutoff) as then:
-            trials = then.batch([("get_trial", {"nct_id": nct_id}) for nct_id in picked])
-        for nct_id, trial in zip(picked, trials):
-            shown_as: dict = {}
-            _, record = v2.study(m, nct_id, {}, cutoff, shown_as)
-            status = record["protocolSection"]["statusModule"]
-            enrollment = record["protocolSection"].get("designModule", {}).get("enrollmentInfo", {})
-            assert trial.enrollment == enrollment.get("count"), (cutoff, nct_id)
-            assert trial.start_date == status.get("startDateStruct", {}).get("date"), (cutoff, nct_id)
-            assert trial.completion_date == status.get("primaryCompletionDateStruct", {}).get("date"), (cutoff, nct_id)
-            assert trial.why_stopped == status.get("whyStopped"), (cutoff, nct_id)
-            assert trial.as_of_exact == shown_as["as_of_exact"]
-            assert trial.reconstructed_from == shown_as.get("reconstructed_from")  # the later version's date
-            assert trial.as_of_exact or trial.reconstructed_from > cutoff.isoformat()
-            for field in trial.withheld:  # the struct left out, or its untyped date
-                assert any(p.startswith(CARD_FIELD_PATHS[field]) for p in shown_as["withheld"]), (cutoff, nct_id)
-            for field in ("start_date", "completion_date"):  # a date after the cutoff is a plan, or not shown
-                value = getattr(trial, field)
-                if value and first_day(value) > cutoff:
-                    struct = status["startDateStruct" if field == "start_date" else "primaryCompletionDateStruct"]
-                    assert struct.get("type") == "ESTIMATED", (cutoff, nct_id, field)
-            compared += 1
-            withheld_seen += bool(trial.withheld)
-        stopped = m.get_terminated("cancer", date_before=cutoff)
-        for item in stopped:
+        for item in m.get_terminated("cancer", date_before=cutoff):
             assert "termination_date" not in item.withheld or item.termination_date is None
             assert "enrollment" not in item.withheld or item.enrollment is None
-        page = m.search(condition="cancer", date_before=cutoff, page_size=50)
-        for item in page.items:
+            withheld_seen += bool(item.withheld)
+        for item in m.search(condition="cancer", date_before=cutoff, page_size=50).items:
             assert "enrollment" not in item.withheld or item.enrollment is None
             assert "primary_completion_date" not in item.withheld or item.primary_completion_date is None
-    assert compared > 200 and withheld_seen > 20
+            withheld_seen += bool(item.withheld)
+    assert withheld_seen > 20
 
 
 def first_day(text: str) -> date:
@@ -736,3 +761,53 @@ def test_exact_answers_say_how_many_studies_they_left_out(sample_warehouse):
         assert following.pagination.left_out == left_out
         with pytest.raises(InvalidArgument, match="other parameters"):  # an exact cursor is not a strict one's
             strict.search(condition="cancer", page_size=5, cursor=only_exact.pagination.cursor)
+
+
+def test_every_exact_answer_says_how_many_studies_it_left_out(sample_warehouse):
+    """Trials (of all a strict call ranks, not only those shown), whitespace's and a landscape's trials, a
+    statistic's scope: what the strict answer shows reconstructed is what the exact answer leaves out, on every
+    surface; a strict answer says nothing."""
+    from test_serve import LoopbackServer
+    from typer.testing import CliRunner
+
+    from ctmirror.cli import app
+    from ctmirror.server.agent_tools import run_tool
+    from ctmirror.server.app import Settings
+
+    cutoff = date(2015, 1, 1)
+    with Mirror(sample_warehouse, as_of=cutoff) as strict, \
+            Mirror(sample_warehouse, as_of=cutoff, exact_only=True) as exact:
+        for name, arguments in [("search_trials", {"drug": "placebo", "condition": "cancer"}),
+                                ("get_terminated", {"query": "cancer"})]:
+            whole = strict.call(name, **arguments, max_results=10_000)
+            few = exact.call(name, **arguments, max_results=2)
+            assert 1 <= len(few) <= 2 and all(t.as_of_exact for t in few)
+            assert few.left_out == sum(not t.as_of_exact for t in whole) > 0, name
+            assert getattr(strict.call(name, **arguments), "left_out", None) is None
+        pair = {"drug": "metformin", "condition": "diabetes"}
+        counts = ("exact_match_count", "drug_only_trials", "condition_only_trials")
+        assert exact.detect_whitespace(**pair).left_out == \
+            sum(getattr(strict.detect_whitespace(**pair), c) - getattr(exact.detect_whitespace(**pair), c)
+                for c in counts) > 0
+        landscape = exact.get_landscape("cancer")
+        assert landscape.left_out == strict.get_landscape("cancer").total_trial_count - landscape.total_trial_count > 0
+        assert "left_out" not in strict.get_landscape("cancer").model_dump()
+        listed = [*strict.get_landscape("cancer").recent_starts,
+                  *strict.detect_whitespace("xyz", "cancer").condition_drugs]
+        assert any(not r.as_of_exact for r in listed), "their reconstructions name the version they were made from"
+        assert all((r.reconstructed_from is not None) == (not r.as_of_exact) for r in listed)
+        rows = exact.stats_by_phase(condition="cancer")
+        assert rows.left_out == strict.stats_exactness(condition="cancer")[0]["reconstructed"] > 0
+        assert strict.batch([("get_terminated", {"query": "cancer", "holdout": "exact"})])[0].left_out == \
+            exact.get_terminated("cancer").left_out
+        # the surfaces: MCP's structured answer, the methods' HTTP header, the CLI's line (stderr beside --json)
+        tool = run_tool(exact, "get_terminated", {"query": "cancer"})
+        assert tool["left_out"] == exact.get_terminated("cancer").left_out
+        assert run_tool(exact, "get_landscape", {"condition": "cancer"})["left_out"] == landscape.left_out
+    with LoopbackServer(Settings(sample_warehouse, as_of=cutoff, exact_only=True)) as client:
+        response = client.get("/ctmirror/v1/get_terminated", params={"query": "cancer"})
+        assert response.status_code == 200 and response.headers["x-ctmirror-left-out"] == str(tool["left_out"])
+    done = CliRunner().invoke(app, ["-w", str(sample_warehouse), "terminated", "cancer", "--as-of", "2015-01-01",
+                                    "--holdout", "exact", "--json"])
+    assert done.exit_code == 0 and len(json.loads(done.stdout)) > 0
+    assert f"{tool['left_out']} left out" in done.stderr

@@ -119,7 +119,7 @@ def test_a_batch_validates_every_call_before_any_query(m, monkeypatch):
     from ctmirror import mirror
 
     ran = []
-    monkeypatch.setattr(mirror, "answer", lambda *a, **k: ran.append(a) or [None])
+    monkeypatch.setattr(mirror, "answer_saying_left_out", lambda *a, **k: ran.append(a) or [None])
     with pytest.raises(InvalidArgument, match="page_size"):
         m.batch([("get_trial", {"nct_id": "NCT00711542"}), ("search", {"condition": "asthma", "page_size": 0})])
     assert ran == []

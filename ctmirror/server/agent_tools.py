@@ -329,6 +329,12 @@ def _list_groups(node: Any, path: str, groups: dict[str, list[tuple[Any, Any, li
             _list_groups(child, f"{path}[]", groups)
 
 
+def _results(items: list[Any], answer: list[Any]) -> dict[str, Any]:
+    """A list answer as structured content, with how many studies it left out if it is an exact-only one."""
+    left_out = getattr(answer, "left_out", None)
+    return {"results": items} if left_out is None else {"results": items, "left_out": left_out}
+
+
 def _answer(mirror: Mirror, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     if name == STATISTICS_TOOL:
         if isinstance(arguments.get("statistic"), str):  # by_phase, or stats_by_phase
@@ -340,7 +346,7 @@ def _answer(mirror: Mirror, name: str, arguments: dict[str, Any]) -> dict[str, A
                                   invalid_input=arguments.get("statistic"),
                                   recovery_hint="Name the statistic you want.")
         rows = mirror.call(statistic, **{k: v for k, v in arguments.items() if k != "statistic"})
-        return {"results": json.loads(json.dumps(rows, default=str))}
+        return _results(json.loads(json.dumps(rows, default=str)), rows)
     if name in METHODS and METHODS[name].kind != "statistic":
         check_json_types(name, _method_schema(name), arguments)
         if name == "search" and arguments.get("essie") is not None:
@@ -349,7 +355,7 @@ def _answer(mirror: Mirror, name: str, arguments: dict[str, Any]) -> dict[str, A
         if answer is None:
             raise NotFound(f"no trial {arguments.get('nct_id')!r}" + _at(mirror), invalid_input=arguments.get("nct_id"))
         if isinstance(answer, list):
-            return {"results": [a.model_dump(mode="json") if hasattr(a, "model_dump") else a for a in answer]}
+            return _results([a.model_dump(mode="json") if hasattr(a, "model_dump") else a for a in answer], answer)
         return answer.model_dump(mode="json")
     if name not in EXTRA_TOOLS:
         raise NotFound(f"no tool {name!r}", hint="list the tools (tools/list)")
@@ -658,7 +664,8 @@ def instructions(pool: MirrorPool) -> str:
             "or completion after your date, an enrollment reached later, stop reasons, results, later documents); "
             "its free text (title, conditions, sponsor names) is the later version's and may reflect what happened "
             "after your date."
-            + (" This server shows no reconstruction: only the studies whose version of that day is held."
+            + (" This server shows no reconstruction: only the studies whose version of that day is held; an "
+               "answer's left_out counts the studies it left out for that reason."
                if pool.exact_only else " A server started with --exact-only shows no reconstruction.")
             if as_of else "Tools answer from the warehouse's current state of the registry; methods take date_before "
                           "to answer as of a past date.")

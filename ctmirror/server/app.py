@@ -388,7 +388,12 @@ def _call(method: Method, arguments: dict[str, Any], mirror: Mirror) -> Response
         body = [a.model_dump(mode="json") if hasattr(a, "model_dump") else a for a in answer]
     else:
         body = answer.model_dump(mode="json") if hasattr(answer, "model_dump") else answer
-    return JSONResponse(body)
+    response = JSONResponse(body)
+    pagination = getattr(answer, "pagination", None)
+    left_out = getattr(pagination if pagination is not None else answer, "left_out", None)
+    if left_out is not None:  # an exact-only answer at a cutoff: a list's JSON has no place for it
+        response.headers["X-Ctmirror-Left-Out"] = str(left_out)
+    return response
 
 
 def _run_sql(query: str, limit: int, timeout: float, mirror: Mirror) -> Response:

@@ -67,7 +67,8 @@ top AS (
 phrases AS (SELECT k, list(phrase) AS phrases FROM search_phrases_many('condition', condition_queries) GROUP BY k),
 described AS (
     -- condition: the trial's first condition that matches the query, else its first condition.
-    SELECT top.*, t.nct_id, t.phase, t.overall_status AS status, t.as_of_exact, t.content_hash AS version,
+    SELECT top.*, t.nct_id, t.phase, t.overall_status AS status, t.as_of_exact, t.reconstructed_from,
+           t.content_hash AS version,
            from_json((x.card_head || '}') -> '$.conditions', '["VARCHAR"]') AS conditions, x.condition_norms
     FROM top
     JOIN trial_card AS t USING (card_no)
@@ -80,7 +81,8 @@ listed AS (
                                            n -> list_bool_or(list_transform(coalesce(p.phrases, []),
                                                                             ph -> contains(n, ph)))), true)],
                                        d.conditions[1]),
-                 'phase': d.phase, 'status': d.status, 'as_of_exact': d.as_of_exact, 'version': d.version}
+                 'phase': d.phase, 'status': d.status, 'as_of_exact': d.as_of_exact,
+                 'reconstructed_from': strftime(d.reconstructed_from, '%Y-%m-%d'), 'version': d.version}
                 ORDER BY d.phase_rank DESC, d.activity, d.study_no, lower(d.drug_name)) AS condition_drugs
     FROM described AS d
     LEFT JOIN phrases AS p USING (k)

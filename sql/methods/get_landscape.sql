@@ -88,7 +88,8 @@ recent_trials AS (
     WHERE t.start_day >= make_date(year(calls.reference_day) - 2, 1, 1) AND t.start_day <= calls.reference_day
 ),
 recent AS (  -- the few recent trials' texts, read for them alone
-    SELECT r.*, c.sponsor, c.start_date, c.nct_id, c.content_hash AS version, c.first_drug AS drug
+    SELECT r.*, c.sponsor, c.start_date, c.nct_id, c.content_hash AS version, c.first_drug AS drug,
+           c.reconstructed_from
     FROM recent_trials AS r
     JOIN trial_card AS c USING (card_no)
 )
@@ -116,7 +117,8 @@ LEFT JOIN (
 ) AS phases USING (k)
 LEFT JOIN (
     SELECT k, list({'nct_id': nct_id, 'sponsor': sponsor, 'drug': drug, 'phase': phase,
-                    'start_date': start_date, 'as_of_exact': as_of_exact, 'version': version}
+                    'start_date': start_date, 'as_of_exact': as_of_exact,
+                    'reconstructed_from': strftime(reconstructed_from, '%Y-%m-%d'), 'version': version}
                    ORDER BY start_day DESC, nct_id) AS recent_starts
     FROM recent GROUP BY k
 ) AS starts USING (k)
