@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 CardModel = TypeVar("CardModel", Trial, TerminatedTrial)
 # Up to this many cards are looked up in the cards' index by literal keys; a larger set is read in one scan.
 LITERAL_KEYS_MAX = 2_000
-# A backtest's calls are answered this many at a time, which bounds the rows one query holds.
-CALLS_PER_QUERY = 2_000
+# A backtest's calls are answered this many at a time, which bounds the rows one query holds: broad conditions
+# match tens of thousands of versions a call, and 2,000 such calls at their own cutoffs outgrew 18 GB in one query.
+CALLS_PER_QUERY = 250
 
 
 def rows_of(cursor: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
@@ -221,11 +222,22 @@ def _by_id(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> list[
 
 
 def answer(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> list[Any]:
-    """Every call's answer, in order, CALLS_PER_QUERY calls to a query."""
+    """Every call's answer, in order, CALLS_PER_QUERY calls to a query; a query that runs out of memory is split
+    in two and each half answered alone (a single call that does has the error)."""
     found: list[Any] = []
     for start in range(0, len(calls), CALLS_PER_QUERY):
-        found.extend(_answer_some(mirror, method, calls[start:start + CALLS_PER_QUERY]))
+        found.extend(_answer_halving(mirror, method, calls[start:start + CALLS_PER_QUERY]))
     return found
+
+
+def _answer_halving(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> list[Any]:
+    try:
+        return _answer_some(mirror, method, calls)
+    except duckdb.OutOfMemoryException:
+        if len(calls) == 1:
+            raise
+    half = len(calls) // 2
+    return _answer_halving(mirror, method, calls[:half]) + _answer_halving(mirror, method, calls[half:])
 
 
 def _answer_some(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> list[Any]:

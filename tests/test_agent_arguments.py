@@ -62,6 +62,7 @@ def test_a_cutoff_in_the_future_is_refused_everywhere(m):
 BUDGET = 25_000
 
 
+@pytest.mark.slow  # every tool on the broadest queries
 def test_at_default_arguments_no_answer_exceeds_the_budget_and_what_was_cut_is_said(m):
     """The broadest questions of the sample, at each tool's default arguments: every answer within 25,000 characters;
     where lists were cut, `capped` says which and how long they were."""

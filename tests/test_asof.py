@@ -326,6 +326,32 @@ def test_batch_returns_results_in_order(m):
         m.batch([("drop_everything", {})])
 
 
+def test_a_batch_query_that_runs_out_of_memory_is_answered_in_halves(m, monkeypatch):
+    """A backtest's query of many calls that outgrows memory is split until its parts fit; one call that does not
+    fit alone has the error."""
+    import duckdb
+
+    calls = [("get_landscape", {"condition": c, "date_before": f"201{n}-06-30"})
+             for n, c in enumerate(("asthma", "cancer", "NASH", "obesity", "diabetes"))]
+    alone = [m.call(name, **kwargs) for name, kwargs in calls]
+    real, sizes = answers._answer_some, []
+
+    def two_at_most(mirror, method, chunk):
+        sizes.append(len(chunk))
+        if len(chunk) > 2:
+            raise duckdb.OutOfMemoryException("Out of Memory Error: failed to allocate data of size 2.0 GiB")
+        return real(mirror, method, chunk)
+
+    monkeypatch.setattr(answers, "_answer_some", two_at_most)
+    assert m.batch(calls) == alone
+    assert sizes == [5, 2, 3, 1, 2]
+    monkeypatch.setattr(answers, "_answer_some", lambda *a: (_ for _ in ()).throw(
+        duckdb.OutOfMemoryException("Out of Memory Error")))
+    with pytest.raises(duckdb.OutOfMemoryException):
+        m.batch(calls[:1])
+
+
+@pytest.mark.slow  # hundreds of calls, batched and alone
 def test_a_batch_answers_each_call_as_if_it_ran_alone(m, monkeypatch):
     """A batch answers a method's calls in one query; no call may see another's arguments or results, however
     the calls are split into queries and however the cards are read."""
@@ -681,6 +707,7 @@ def first_day(text: str) -> date:
     return date.fromisoformat(text if len(text) == 10 else f"{text}-01")
 
 
+@pytest.mark.slow  # every method on three mirrors
 def test_exact_only_shows_no_reconstructed_study_and_holdout_exact_is_the_same(sample_warehouse):
     """Mirror(as_of=..., exact_only=True) (serve and mcp --exact-only) and holdout="exact": at a cutoff, only the
     studies whose version of that day the warehouse holds; a reconstructed one is not found."""
@@ -763,6 +790,7 @@ def test_exact_answers_say_how_many_studies_they_left_out(sample_warehouse):
             strict.search(condition="cancer", page_size=5, cursor=only_exact.pagination.cursor)
 
 
+@pytest.mark.slow  # a server on a loopback port, and the CLI
 def test_every_exact_answer_says_how_many_studies_it_left_out(sample_warehouse):
     """Trials (of all a strict call ranks, not only those shown), whitespace's and a landscape's trials, a
     statistic's scope: what the strict answer shows reconstructed is what the exact answer leaves out, on every

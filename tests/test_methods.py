@@ -381,6 +381,7 @@ def test_every_study_of_the_sample_is_a_valid_trial_and_details(m, records):
         assert m.get_trial_details(nct(record)).nct_id == nct(record)
 
 
+@pytest.mark.slow  # every macro against plain SQL, field by field
 def test_every_macro_answers_from_plain_sql_as_the_python_api_does(m, sample_warehouse):
     """The Python API runs the set-wise macros and reads cards; an analyst calls the one-call macros from any
     DuckDB session. Both must give the same answers, field by field."""
@@ -452,6 +453,7 @@ def _macro_page(con, call: dict, limit: int, offset: int) -> list[tuple]:
          else None, limit, offset]).fetchall()
 
 
+@pytest.mark.slow  # every shape of search's plans against the generic one
 def test_search_plans_by_shape_answer_as_the_generic_macro(sample_warehouse):
     """The Python API prepares search once per set of given arguments with the absent ones folded away; the
     public macro, planned with all of them bound, must give the same pages, totals and order. Two plans are kept

@@ -33,7 +33,7 @@ def m(sample_warehouse):
 
 
 @pytest.mark.parametrize("name", list(METHODS))
-def test_every_method_answers_alike_on_every_surface(m, sample_warehouse, name):
+def test_every_method_answers_alike_on_every_surface(m, name):
     method = METHODS[name]
     example = method.example
     assert set(example) <= set(method.request.model_fields), "the example names fields the method takes"
@@ -42,11 +42,18 @@ def test_every_method_answers_alike_on_every_surface(m, sample_warehouse, name):
     [batched] = m.batch([(name, example)])
     assert as_json(direct) == as_json(called) == as_json(batched)
     assert called not in (None, []), "the example finds something on the sample"
+
+
+@pytest.mark.slow  # a Mirror opened, and its statements prepared, for each method's command
+@pytest.mark.parametrize("name", list(METHODS))
+def test_every_methods_cli_example_answers_as_the_mirror(m, sample_warehouse, name):
+    """The command the CLI's help shows as the method's example, with --json, prints the Mirror's answer."""
+    method = METHODS[name]
     command = cli_example(method, f"stats {name}" if name in STATISTIC_NAMES else method.command).split()[1:]
     done = CliRunner().invoke(app, ["-w", str(sample_warehouse), *[w.strip('"') for w in _words(command)],
                                     "--json"])
     assert done.exit_code == 0, done.output
-    assert json.loads(done.stdout) == as_json(called)
+    assert json.loads(done.stdout) == as_json(m.call(name, **method.example))
 
 
 def _words(command: list[str]) -> list[str]:

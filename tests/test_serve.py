@@ -146,6 +146,7 @@ def test_the_statistics_panels_filters(api, m):
         "'NOT_YET_RECRUITING') AND list_has_any(phases, ['PHASE2', 'PHASE3']) AND NOT results_posted")[0]["n"] > 0
 
 
+@pytest.mark.slow  # every page of several searches
 def test_paging_returns_every_match_once_and_no_token_on_the_last_page(api):
     params = {"query.cond": "cancer", "fields": "NCTId"}
     whole = ids(api.get("/api/v2/studies", params={**params, "pageSize": 1000}).json())
@@ -289,6 +290,7 @@ def test_single_studies_aliases_and_the_other_endpoints(api, m):
     assert {a["param"] for a in areas} >= {"cond", "intr", "term", "titles", "locn", "spons", "outc", "id", "lead"}
 
 
+@pytest.mark.slow  # every method and statistic over HTTP
 def test_every_method_and_statistic_over_http_is_the_mirrors(api, m):
     calls = [("search_trials", {"drug": "tadalafil", "condition": "erectile dysfunction", "date_before": "2015-01-01"}),
              ("detect_whitespace", {"drug": "tadalafil", "condition": "NASH"}),

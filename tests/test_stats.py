@@ -190,6 +190,7 @@ def searched(m: Mirror, **arguments) -> set[str]:
             return found
 
 
+@pytest.mark.slow  # every statistic with every filter, twice
 def test_every_statistic_takes_the_searchs_filters_in_python_and_sql(m):
     """The same filters as search, with the lead sponsor's class besides: the scope is the studies search finds."""
     in_search = searched(m, condition="cancer", **{k: v for k, v in FILTERS.items() if k != "sponsor_class"})

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from ctmirror import Mirror
 
 CALLS = [
@@ -24,6 +26,7 @@ def dumped(answer: object) -> object:
     return answer.model_dump(mode="json") if hasattr(answer, "model_dump") else answer
 
 
+@pytest.mark.slow  # eight threads of calls
 def test_eight_threads_on_one_mirror_get_the_answers_each_call_gets_alone(sample_warehouse):
     with Mirror(sample_warehouse) as alone:
         expected = [dumped(alone.call(name, **kwargs)) for name, kwargs in CALLS]
