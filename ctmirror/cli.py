@@ -500,6 +500,8 @@ def snapshot(
     as_of: Annotated[str, typer.Option("--as-of", help="Cutoff date YYYY-MM-DD.")],
     out: Annotated[Path, typer.Option("--out", help="Folder to create (must not exist).")],
     state: Annotated[Optional[str], typer.Option("--state", help="A kept state (default: the current one).")] = None,
+    exact_only: Annotated[bool, typer.Option(
+        "--exact-only", help="Only the studies whose version of that day is held (no reconstruction).")] = False,
 ) -> None:
     """Write a frozen, self-contained strict as-of snapshot that Mirror(DIR) and `-w DIR` open like a warehouse.
 
@@ -509,10 +511,12 @@ def snapshot(
     from ingest.snapshot import build_snapshot
 
     warehouse = open_warehouse()
-    manifest = build_snapshot(warehouse, arguments.cutoff(as_of), out, state=warehouse.state(state))
-    typer.echo(f"snapshot of state {manifest['source_state']} as of {manifest['cutoff']} (strict) in {out}: "
-               f"{manifest['studies']:,} studies ({manifest['exact_studies']:,} exact), content hash "
-               f"{manifest['content_hash']}")
+    manifest = build_snapshot(warehouse, arguments.cutoff(as_of), out, state=warehouse.state(state),
+                              exact_only=exact_only)
+    left_out = (f"; {manifest['left_out']:,} reconstructed studies left out" if exact_only else "")
+    typer.echo(f"snapshot of state {manifest['source_state']} as of {manifest['cutoff']} ({manifest['mode']}) in "
+               f"{out}: {manifest['studies']:,} studies ({manifest['exact_studies']:,} exact){left_out}, content "
+               f"hash {manifest['content_hash']}")
 
 
 @app.command()

@@ -36,13 +36,15 @@ from ingest.normalize import normalised_tables
 from ingest.publish import HISTORY_TABLES, check_segments, holding_records, load_all_versions, write_ordered
 from ingest.thesaurus import thesaurus_files
 
-MODES = ("strict",)
+MODES = ("strict", "exact")  # exact: strict, and only the studies whose version of the cutoff day is held
 SNAPSHOT_FORMAT = 1
 
 
-def build_snapshot(warehouse: Warehouse, cutoff: date, out: Path, *, state: State | None = None) -> dict:
+def build_snapshot(warehouse: Warehouse, cutoff: date, out: Path, *, state: State | None = None,
+                   exact_only: bool = False) -> dict:
     """Writes the strict as-of snapshot of `state` (default: the current one) at `cutoff` into `out`, which
-    must not exist (it is written beside and renamed into place whole). Returns the manifest."""
+    must not exist (it is written beside and renamed into place whole). Returns the manifest. exact_only: only
+    the studies whose version of that day is held (mode "exact"; the manifest's left_out counts the others)."""
     state = state or warehouse.state()
     out = Path(out)
     if out.exists():
@@ -61,7 +63,7 @@ def build_snapshot(warehouse: Warehouse, cutoff: date, out: Path, *, state: Stat
     out.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".tmp-{out.name}-", dir=out.parent))
     try:
-        manifest = _write(work, segments, cutoff, state, warehouse.root)
+        manifest = _write(work, segments, cutoff, state, warehouse.root, exact_only)
         # Complete before it appears: the catalog names its files relative to the folder, which is then renamed.
         build_catalog(work / "catalog.duckdb", work,
                       {t: [work / "tables" / f"{t}.parquet"] for t in manifest["row_counts"]}, recorded_root=out,
@@ -98,13 +100,16 @@ def _write_records(con, work: Path, segments: list, root: Path) -> None:
     write_record_file(tables, records(), dictionary)
 
 
-def _write(work: Path, segments: list, cutoff: date, state: State, root: Path) -> dict:
+def _write(work: Path, segments: list, cutoff: date, state: State, root: Path, exact_only: bool) -> dict:
     tables = work / "tables"
     tables.mkdir()
     con = new_connection(threads=1)  # one writer thread: row groups, hence bytes, never depend on scheduling
     try:
         load_all_versions(con, segments)
         con.execute(read_sql("asof/version_map.sql"), {"cutoff": cutoff})
+        exact = con.execute(read_sql("asof/exact_counts.sql")).fetchone()  # of the strict map: (exact, studies)
+        if exact_only:
+            con.execute(read_sql("asof/exact_only.sql"))
         for table in normalised_tables():
             files = [str(s.table_file(table)) for s in segments]
             if table == "studies":
@@ -122,7 +127,6 @@ def _write(work: Path, segments: list, cutoff: date, state: State, root: Path) -
         con.table("registry_removals").write_parquet(str(tables / "registry_removals.parquet"))
         counts = {p.stem: con.execute(read_sql("asof/row_count.sql"), {"file": str(p)}).fetchone()[0]
                   for p in sorted(tables.glob("*.parquet"))}
-        exact = con.execute(read_sql("asof/exact_counts.sql")).fetchone()
         _write_records(con, work, segments, root)
     finally:
         con.close()
@@ -131,10 +135,11 @@ def _write(work: Path, segments: list, cutoff: date, state: State, root: Path) -
         if path.exists():
             digest.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
     manifest = {
-        "format": SNAPSHOT_FORMAT, "cutoff": cutoff.isoformat(), "mode": "strict",
+        "format": SNAPSHOT_FORMAT, "cutoff": cutoff.isoformat(), "mode": "exact" if exact_only else "strict",
         "source_state": state.state_id, "source_published_at": state.meta.get("published_at"),
         "source_data_timestamp": (state.meta.get("run") or {}).get("data_timestamp"),
-        "studies": exact[1], "exact_studies": exact[0], "row_counts": counts,
+        "studies": exact[0] if exact_only else exact[1], "exact_studies": exact[0], "row_counts": counts,
+        **({"left_out": exact[1] - exact[0]} if exact_only else {}),
         "content_hash": digest.hexdigest(), "created_at": utc_now(),
     }
     atomic_write_text(work / "snapshot.json", json.dumps(manifest, indent=2, sort_keys=True))

@@ -176,6 +176,22 @@ def test_a_frozen_snapshot_contains_nothing_posted_after_its_cutoff(tmp_path, sa
             assert then.rows("SELECT count(*) AS n FROM studies")[0]["n"] > 0
 
 
+@pytest.mark.slow  # a snapshot
+def test_an_exact_only_snapshot_holds_only_the_studies_whose_version_of_the_day_is_held(tmp_path, sample_warehouse):
+    cutoff = date(2015, 1, 1)
+    manifest = build_snapshot(Warehouse(sample_warehouse), cutoff, tmp_path / "exact", exact_only=True)
+    with Mirror(sample_warehouse, as_of=cutoff) as strict, \
+            Mirror(sample_warehouse, as_of=cutoff, exact_only=True) as exact, Mirror(tmp_path / "exact") as frozen:
+        whole = strict.stats_exactness()[0]
+        assert manifest["mode"] == "exact" and manifest["studies"] == manifest["exact_studies"] == whole["exact"]
+        assert manifest["left_out"] == whole["reconstructed"] > 0
+        assert frozen.sql("SELECT count(*) AS n FROM studies")["n"][0] == whole["exact"]
+        assert frozen.stats_exactness()[0]["reconstructed"] == 0
+        shown = {t.nct_id for t in exact.search_trials("placebo", "cancer")}
+        assert shown and {t.nct_id for t in frozen.search_trials("placebo", "cancer")} == shown
+        assert frozen.get_landscape("cancer").total_trial_count == exact.get_landscape("cancer").total_trial_count
+
+
 def read_leak_query() -> str:
     return """
     SELECT
