@@ -26,6 +26,17 @@ def nct(record: dict) -> str:
     return record["protocolSection"]["identificationModule"]["nctId"]
 
 
+# The longest test files first: `--dist loadfile` hands whole files to the two workers in collection order, so the
+# run then ends on short files instead of one worker finishing a long one alone.
+LONGEST_FIRST = ("test_harvest.py", "test_asof.py", "test_trust.py", "test_aact.py", "test_catalog_patch.py",
+                 "test_memory.py", "test_methods.py", "test_record_files.py", "test_mcp.py", "test_serve.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: n for n, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: each file's own order kept
+
+
 @pytest.fixture(scope="session")
 def records() -> list[dict]:
     return sample_records()
