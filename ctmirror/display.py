@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctmirror.models import ConditionLandscape, PaginationEnvelope, WhitespaceResult
+from ctmirror.models import ConditionLandscape, PaginationEnvelope, WhitespaceResult, left_out_of
 from ctmirror.render import key_values, table
 
 RECONSTRUCTED = "*"
@@ -24,8 +24,7 @@ def marked(rows: list[dict[str, Any]], key: str = "nct_id") -> tuple[list[dict[s
 
 def left_out_note(answer: Any) -> str:
     """The line an exact-only answer at a cutoff ends with: how many studies it left out ("" for any other)."""
-    pagination = getattr(answer, "pagination", None)
-    count = getattr(pagination if pagination is not None else answer, "left_out", None)
+    count = left_out_of(answer)
     if count is None:
         return ""
     return (f"{count} left out: reconstructed for this cutoff (its version of the day is not held), which exact "

@@ -111,6 +111,13 @@ class ExactList(list):
         self.left_out = left_out
 
 
+def left_out_of(answer: Any) -> int | None:
+    """How many studies an exact-only answer at a cutoff left out (a search page's pagination's, a LeftOut's or an
+    ExactList's); None for any other answer."""
+    pagination = getattr(answer, "pagination", None)
+    return getattr(pagination if pagination is not None else answer, "left_out", None)
+
+
 class WhitespaceResult(LeftOut):
     is_whitespace: bool
     exact_match_count: int

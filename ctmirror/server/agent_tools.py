@@ -29,6 +29,7 @@ from ctmirror import arguments as arguments_
 from ctmirror.core.errors import CtmirrorError, InvalidArgument, NotFound
 from ctmirror.core.words import search_norm
 from ctmirror.mirror import Mirror
+from ctmirror.models import left_out_of
 from ctmirror.registry import METHODS, STATISTIC_NAMES, StatisticRequest
 from ctmirror.server import v2
 from ctmirror.server.pool import MirrorPool
@@ -331,7 +332,7 @@ def _list_groups(node: Any, path: str, groups: dict[str, list[tuple[Any, Any, li
 
 def _results(items: list[Any], answer: list[Any]) -> dict[str, Any]:
     """A list answer as structured content, with how many studies it left out if it is an exact-only one."""
-    left_out = getattr(answer, "left_out", None)
+    left_out = left_out_of(answer)
     return {"results": items} if left_out is None else {"results": items, "left_out": left_out}
 
 

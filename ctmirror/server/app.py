@@ -37,6 +37,7 @@ from ctmirror import __version__
 from ctmirror.core.errors import CtmirrorError, InvalidArgument, NotFound, StateNotFound, WarehouseError
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.mirror import Mirror
+from ctmirror.models import left_out_of
 from ctmirror.readonly import QueryFailed, check_query
 from ctmirror.registry import METHODS, Method
 from ctmirror.server import v2
@@ -389,8 +390,7 @@ def _call(method: Method, arguments: dict[str, Any], mirror: Mirror) -> Response
     else:
         body = answer.model_dump(mode="json") if hasattr(answer, "model_dump") else answer
     response = JSONResponse(body)
-    pagination = getattr(answer, "pagination", None)
-    left_out = getattr(pagination if pagination is not None else answer, "left_out", None)
+    left_out = left_out_of(answer)
     if left_out is not None:  # an exact-only answer at a cutoff: a list's JSON has no place for it
         response.headers["X-Ctmirror-Left-Out"] = str(left_out)
     return response
