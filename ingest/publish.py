@@ -50,7 +50,7 @@ HISTORY_TABLES = ("study_versions", "quarantine", "sightings")
 # publishing); their views read the current versions' rows straight from the segments.
 INDEX_INPUT_TABLES = ("search_terms", "places", "study_details", "condition_links")
 # Columns of `studies` that older segments lack (the as-of rules read them): such a segment is renormalised.
-STUDIES_COLUMNS_SINCE = ("status_verified_date",)
+STUDIES_COLUMNS_SINCE = ("status_verified_date", "last_update_submit_date")
 SLOWEST_TO_PUBLISH = ("locations", "studies", "outcomes", "browse_leaves", "mesh_terms")
 
 

@@ -208,7 +208,12 @@ def read_leak_query() -> str:
                          OR (primary_completion_date > $cutoff AND primary_completion_date_type = 'ACTUAL')
                          OR (completion_date > $cutoff AND completion_date_type = 'ACTUAL')
                          OR (results_first_post_date > $cutoff)
-                         OR (last_update_post_date > $cutoff)) AS dates_later,
+                         OR (last_update_post_date > $cutoff)
+                         OR greatest(status_verified_date, study_first_submit_date, study_first_submit_qc_date,
+                                     results_first_submit_date, results_first_submit_qc_date, disp_first_submit_date,
+                                     disp_first_submit_qc_date, disp_first_post_date, last_update_submit_date,
+                                     estimated_results_first_submit_date, first_mcp_post_date) > $cutoff
+                         OR (results_first_submit_date IS NOT NULL AND NOT has_results)) AS dates_later,
         count(*) FILTER (WHERE enrollment_type = 'ACTUAL' AND NOT as_of_exact) AS actual_enrollment_later,
         (SELECT count(*) FROM study_references JOIN studies USING (nct_id) WHERE NOT as_of_exact) AS references_later,
         count(*) FILTER (WHERE overall_status = 'UNKNOWN' AND status_verified_date >= $cutoff - INTERVAL 2 YEAR)

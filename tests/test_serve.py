@@ -30,6 +30,7 @@ from ctmirror import Mirror
 from ctmirror.core.record_files import RecordFiles
 from ctmirror.core.warehouse import Warehouse
 from ctmirror.registry import METHODS
+from ctmirror.server import v2
 from ctmirror.server.app import Settings, create_app
 from ctmirror.server.balance import BALANCE_FILE, SLOT
 from ingest.loader import load_paths
@@ -195,6 +196,52 @@ def test_sorting_by_a_date_and_by_relevance(api, m):
                                                    "fields": "NCTId,StartDate"}).json()
         assert again == page, sort
 
+
+def _submitted(study: dict, field: str = "lastUpdateSubmitDate") -> str | None:
+    return study["protocolSection"].get("statusModule", {}).get(field)
+
+
+def test_a_data_pipeline_taps_incremental_requests_run_unchanged(api, records_by_id):
+    """The request a data-pipeline tap sends every run (a field-path AREA range and sort, as its URL encodes them),
+    paged to the end: every study updated since the bookmark, oldest update first."""
+    since = "2024-01-01"
+    url = ("/api/v2/studies?filter.advanced=AREA%5BprotocolSection.statusModule.lastUpdateSubmitDate%5D"
+           f"RANGE%5B{since}%2C%20MAX%5D&sort=protocolSection.statusModule.lastUpdateSubmitDate%3Aasc"
+           "&pageSize=100&countTotal=true")
+    studies, token = [], None
+    while True:
+        response = api.get(url + (f"&pageToken={token}" if token else ""))
+        assert response.status_code == 200, response.text
+        studies += response.json()["studies"]
+        token = response.json().get("nextPageToken")
+        if token is None:
+            break
+    updated = [_submitted(s) for s in studies]
+    expected = {n for n, r in records_by_id.items() if (_submitted(r) or "") >= since}
+    assert len(expected) > 100 and {s["protocolSection"]["identificationModule"]["nctId"] for s in studies} == expected
+    assert updated == sorted(updated) and len(studies) == len(expected)
+    # by piece name; a date alone is its year (or month, or day); a date sorts newest first unless told
+    for query, wanted in ((f"AREA[LastUpdateSubmitDate]RANGE[{since}, MAX]", expected),
+                          ("AREA[StudyFirstSubmitDate]2015", {n for n, r in records_by_id.items()
+                                                              if (_submitted(r, "studyFirstSubmitDate") or "")
+                                                              .startswith("2015")})):
+        assert len(wanted) > 10 and set(every_id(api, {"query.term": query, "pageSize": 1000})) == wanted, query
+    page = api.get("/api/v2/studies", params={"sort": "StudyFirstSubmitDate", "pageSize": 1000,
+                                              "fields": "NCTId,StudyFirstSubmitDate"}).json()
+    submitted = [_submitted(s, "studyFirstSubmitDate") for s in page["studies"]]
+    assert submitted == sorted(submitted, reverse=True)
+
+
+def test_submission_dates_after_a_cutoff_neither_match_nor_sort(m):
+    cutoff = date(2016, 3, 1)
+    page, _ = v2.studies(m, {"query.term": "AREA[LastUpdateSubmitDate]RANGE[2015-06-01, MAX]", "pageSize": "1000",
+                             "sort": "LastUpdateSubmitDate:asc", "countTotal": "true"}, cutoff)
+    updated = [_submitted(s) for s in page["studies"]]
+    assert page["totalCount"] > 10 and updated == sorted(updated)
+    assert all("2015-06-01" <= day <= cutoff.isoformat() for day in updated)
+    later, _ = v2.studies(m, {"query.term": f"AREA[LastUpdateSubmitDate]RANGE[{cutoff}, MAX]",
+                              "countTotal": "true"}, cutoff)
+    assert later["totalCount"] == 0
 
 def test_fields_projections_match_the_recorded_live_answers(api, records_by_id):
     """Replays the recorded live requests whose studies the sample holds (tests/data/pages): single studies must

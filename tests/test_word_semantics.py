@@ -204,21 +204,6 @@ def test_a_word_finds_its_plural_in_ies_and_back(m):
     assert set(found(m, **{"query.term": "biopsy"})) == set(found(m, **{"query.term": "biopsies"}))
 
 
-def test_list_field_sizes_count_what_the_tables_hold(m):
-    answers = {a["piece"]: a for a in v2.field_sizes(m, None)}
-    assert set(answers) == set(v2.SIZE_FIELDS)
-    conditions = dict(m.sql("SELECT n, count(*) FROM (SELECT nct_id, count(*) AS n FROM conditions GROUP BY 1) "
-                            "GROUP BY 1").rows())
-    condition = answers["Condition"]
-    assert {s["size"]: s["studiesCount"] for s in condition["topSizes"]} == conditions
-    assert (condition["minSize"], condition["maxSize"], condition["uniqueSizesCount"]) == (
-        min(conditions), max(conditions), len(conditions))
-    [by_path] = v2.field_sizes(m, ["protocolSection.designModule.phases"])
-    assert by_path["piece"] == "Phase" and by_path["topSizes"] == answers["Phase"]["topSizes"]
-    with pytest.raises(v2.V2Error):
-        v2.field_sizes(m, ["BriefTitle"])
-
-
 def test_filter_synonyms_is_refused_by_name_or_ignored_when_empty(m):
     with pytest.raises(v2.V2Error, match="synonym ids"):
         found(m, **{"query.cond": "asthma", "filter.synonyms": "ConditionSearch:1651367"})

@@ -31,7 +31,7 @@ from ctmirror.core.words import search_norm
 from ctmirror.mirror import Mirror
 from ctmirror.models import left_out_of
 from ctmirror.registry import METHODS, STATISTIC_NAMES, StatisticRequest
-from ctmirror.server import v2
+from ctmirror.server import field_stats, v2
 from ctmirror.server.pool import MirrorPool
 from ctmirror.server.records import field_tree
 
@@ -84,8 +84,8 @@ EXTRA_TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
     "count_studies": ("Studies a query finds (v2 parameters): how many, and the first `list` NCT IDs.",
                       {**V2_QUERY, "properties": {**V2_QUERY["properties"], "list": {
                           "type": "integer", "minimum": 0, "maximum": 1000, "default": 0}}}),
-    "field_values": ("Values of a field and how many studies have each: OverallStatus, Phase, StudyType, Sex, "
-                     "StdAge, LeadSponsorClass, LeadSponsorName, HasResults.",
+    "field_values": ("Values of any record field (piece name or path) and how many studies have each; a date's or "
+                     "number's range.",
                      {"type": "object", "additionalProperties": False, "required": ["fields"],
                       "properties": {"fields": {"type": "array", "items": {"type": "string"}, "minItems": 1}}}),
     "field_definitions": ("Fields of the v2 study record (piece, path, type, description) matching words, or a "
@@ -515,7 +515,7 @@ def _field_values(mirror: Mirror, arguments: dict[str, Any]) -> dict[str, Any]:
     fields = arguments["fields"]
     if not isinstance(fields, list) or not all(isinstance(f, str) for f in fields):
         raise InvalidArgument("fields must be a list of field names", invalid_input=fields)
-    return {"fields": v2.field_values(mirror, fields)}
+    return {"fields": field_stats.field_values(mirror, fields)}
 
 
 def _field_definitions(mirror: Mirror, arguments: dict[str, Any]) -> dict[str, Any]:

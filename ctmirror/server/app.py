@@ -40,7 +40,7 @@ from ctmirror.mirror import Mirror
 from ctmirror.models import left_out_of
 from ctmirror.readonly import QueryFailed, check_query
 from ctmirror.registry import METHODS, Method
-from ctmirror.server import v2
+from ctmirror.server import field_stats, v2
 from ctmirror.server.balance import BALANCE_FILE, make_balance_file
 from ctmirror.server.guard import Guard, allowed_hosts
 from ctmirror.server.openapi import openapi_document
@@ -223,11 +223,12 @@ def create_app(settings: Settings) -> Guard:
     async def field_values(request: Request) -> Response:
         fields = v2.listed(",".join(request.query_params.getlist("fields")) or None)
         types = v2.listed(",".join(request.query_params.getlist("types")) or None)
-        return await answer(request, lambda mirror: JSONResponse(v2.field_values(mirror, fields, types)), api=True)
+        return await answer(request, lambda mirror: JSONResponse(field_stats.field_values(mirror, fields, types)),
+                            api=True)
 
     async def field_sizes(request: Request) -> Response:
         fields = v2.listed(",".join(request.query_params.getlist("fields")) or None)
-        return await answer(request, lambda mirror: JSONResponse(v2.field_sizes(mirror, fields)), api=True)
+        return await answer(request, lambda mirror: JSONResponse(field_stats.field_sizes(mirror, fields)), api=True)
 
     async def metadata(request: Request) -> Response:
         return JSONResponse(field_tree())

@@ -211,7 +211,7 @@ class _Parser:
         if kind == "operator":
             name, argument = value[:value.index("[")], value[value.index("[") + 1:-1].strip()
             if name == "AREA":
-                if not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", argument):
+                if not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*(\.[A-Za-z][A-Za-z0-9]*)*", argument):
                     raise EssieError(f"AREA[{argument}] does not name a field", value)
                 return Area(argument, self.unary(depth + 1))
             if name == "RANGE":

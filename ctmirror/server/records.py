@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from datetime import date
 from functools import cache
 from importlib import resources
@@ -142,6 +143,30 @@ def piece_paths() -> dict[str, tuple[str, ...]]:
     for node in field_tree():
         walk(node, ())
     return paths
+
+
+def field_nodes() -> Iterator[tuple[tuple[str, ...], dict[str, Any]]]:
+    """(path, node) of every node of the field tree, parents before their children."""
+    def walk(node: dict[str, Any], parent: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], dict[str, Any]]]:
+        path = (*parent, node["name"])
+        yield path, node
+        for child in node.get("children", []):
+            yield from walk(child, path)
+
+    for node in field_tree():
+        yield from walk(node, ())
+
+
+@cache
+def leaf_pieces() -> dict[str, str]:
+    """Every leaf field's piece name, by its piece name, alternative names and dotted path (lower-cased): what an
+    Essie AREA[...] or a sort may name a field by."""
+    pieces: dict[str, str] = {}
+    for path, node in field_nodes():
+        if not node.get("children"):
+            for name in (node["piece"], *node.get("altPieceNames", []), ".".join(path)):
+                pieces.setdefault(name.lower(), node["piece"])
+    return pieces
 
 
 class UnknownField(ValueError):

@@ -19,7 +19,6 @@ from array import array
 from bisect import bisect_left
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +31,7 @@ from ctmirror.core.words import search_norm
 from ctmirror.server import essie
 from ctmirror.server.csv_columns import Column, columns_for
 from ctmirror.server.csv_columns import csv_text as write_csv
-from ctmirror.server.records import UnknownField, field_paths, project, record_as_of
+from ctmirror.server.records import UnknownField, field_paths, leaf_pieces, project, record_as_of
 
 if TYPE_CHECKING:
     from ctmirror.mirror import Mirror
@@ -96,6 +95,14 @@ INDEX_AREAS = {
 STRUCTURED_AREAS = ("OverallStatus", "Phase", "StudyType", "Sex", "StdAge", "LeadSponsorClass", "HasResults",
                     "MinimumAge", "MaximumAge", "EnrollmentCount", "StartDate", "PrimaryCompletionDate",
                     "CompletionDate", "StudyFirstPostDate", "LastUpdatePostDate", "ResultsFirstPostDate")
+# The record's submission, QC and verification dates (sql/schema/helpers.sql, submission_day): AREA[...] ranges
+# and sorts.
+SUBMISSION_DATES = ("StatusVerifiedDate", "StudyFirstSubmitDate", "StudyFirstSubmitQCDate", "ResultsFirstSubmitDate",
+                    "ResultsFirstSubmitQCDate", "DispFirstSubmitDate", "DispFirstSubmitQCDate", "DispFirstPostDate",
+                    "LastUpdateSubmitDate", "EstimatedResultsFirstSubmitDate", "FirstMCPPostDate")
+STRUCTURED_AREAS += SUBMISSION_DATES
+DATE_AREAS = ("StartDate", "PrimaryCompletionDate", "CompletionDate", "StudyFirstPostDate", "LastUpdatePostDate",
+              "ResultsFirstPostDate", *SUBMISSION_DATES)
 OTHER_AREAS = {"EligibilityCriteria": Context("eligibility"), "LeadSponsorName": Context("lead_sponsor"),
                "LocationCountry": Context("location"), "LocationCity": Context("location"),
                "LocationState": Context("location"), "LocationFacility": Context("location"),
@@ -114,7 +121,8 @@ AREAS: dict[str, Context] = {
     **{area.lower(): context for area, context in OTHER_AREAS.items()},
 }
 SORTABLE = {name.lower(): name for name in ("EnrollmentCount", "StartDate", "PrimaryCompletionDate", "CompletionDate",
-                                            "StudyFirstPostDate", "LastUpdatePostDate", "ResultsFirstPostDate")}
+                                            "StudyFirstPostDate", "LastUpdatePostDate", "ResultsFirstPostDate",
+                                            *SUBMISSION_DATES)}
 AGG_FILTERS = {
     "phase": ("phases", {"0": "EARLY_PHASE1", "1": "PHASE1", "2": "PHASE2", "3": "PHASE3", "4": "PHASE4", "na": "NA"}),
     # a study for all sexes admits women and men alike, as the API's sex filter counts it
@@ -277,11 +285,10 @@ def _filters(params: dict[str, str]) -> dict[str, Any]:
     return filters
 
 
-@cache
-def sortable_paths() -> dict[str, str]:
-    """The sortable pieces by their field paths (protocolSection.statusModule.startDateStruct.date), lower-cased."""
-    pieces = list(SORTABLE.values())
-    return {".".join(path).lower(): piece for piece, path in zip(pieces, field_paths(pieces))}
+def area_context(name: str) -> Context | None:
+    """What AREA[name] searches: name is an area or field by piece name, alternative name or field path (any
+    case); None where ctmirror does not search it."""
+    return AREAS.get(name.lower()) or AREAS.get(leaf_pieces().get(name.lower(), "").lower())
 
 
 def _sort(value: str | None, *, has_query: bool) -> list[tuple[str, int]]:
@@ -294,10 +301,8 @@ def _sort(value: str | None, *, has_query: bool) -> list[tuple[str, int]]:
         name = name.strip()
         if name == "@relevance":
             field = "relevance"
-        elif name.lower() in SORTABLE:
-            field = SORTABLE[name.lower()]
-        elif name.lower() in sortable_paths():
-            field = sortable_paths()[name.lower()]
+        elif leaf_pieces().get(name.lower(), "").lower() in SORTABLE:
+            field = SORTABLE[leaf_pieces()[name.lower()].lower()]
         else:
             raise V2Error(f"sort: {name!r} is not sortable here (@relevance, {', '.join(SORTABLE.values())}, or "
                           "their field paths)")
@@ -379,7 +384,7 @@ class Matcher:
         if isinstance(node, essie.Expansion):
             return self.evaluate(node.expression, replace(context, expansion=node.level))
         if isinstance(node, essie.Area):
-            inner = AREAS.get(node.field.lower())
+            inner = area_context(node.field)
             if inner is None:
                 raise V2Error(f"AREA[{node.field}] is not supported by ctmirror: see /api/v2/studies/search-areas "
                               "and docs/serve.md for the areas it searches")
@@ -445,9 +450,10 @@ class Matcher:
                                   "high_number": None, "low_day": None, "high_day": None}
         if isinstance(node, essie.Missing):
             params["test"] = "missing"
-        elif isinstance(node, essie.Range):
-            params["test"] = "range"
-            for side, bound in (("low", node.low), ("high", node.high)):
+        elif isinstance(node, essie.Range) or (isinstance(node, essie.Words) and field in DATE_AREAS):
+            params["test"] = "range"  # a date given alone is the range of the day, month or year it names
+            low, high = (node.low, node.high) if isinstance(node, essie.Range) else (node.text, node.text)
+            for side, bound in (("low", low), ("high", high)):
                 if bound is not None:
                     kind, value = _bound(field, bound, high=side == "high")
                     params[f"{side}_{kind}"] = value
@@ -827,67 +833,6 @@ def study_by_query(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: d
         if as_of and shown["reconstructed_from"] is not None:
             shown_as["reconstructed_from"] = shown["reconstructed_from"].isoformat()
     return shown["nct_id"], shape(record, paths)
-
-
-VALUE_FIELDS = ("OverallStatus", "Phase", "StudyType", "Sex", "StdAge", "LeadSponsorClass", "LeadSponsorName",
-                "HasResults")
-
-
-FIELD_TYPES = {"LeadSponsorName": "STRING", "HasResults": "BOOLEAN"}  # the others are ENUMs
-STATS_TYPES = ("ENUM", "STRING", "DATE", "INTEGER", "NUMBER", "BOOLEAN")
-
-
-def _pieces(fields: list[str] | None, counted: tuple[str, ...], what: str) -> list[str]:
-    """The piece names a stats request's `fields` names (by piece name or field path, any case; none given: every
-    counted one), or a V2Error naming the first that is not counted."""
-    known = {f.lower(): f for f in counted}
-    known.update({".".join(path).lower(): piece for piece, path in zip(counted, field_paths(list(counted)))})
-    for piece in fields or []:
-        if piece.lower() not in known:
-            raise V2Error(f"fields: ctmirror counts the {what} of {', '.join(counted)}; not {piece!r}")
-    return [known[piece.lower()] for piece in fields] if fields else list(counted)
-
-
-def field_values(mirror: Mirror, fields: list[str] | None, types: list[str] | None = None) -> list[dict[str, Any]]:
-    """GET /api/v2/stats/field/values: for each field (by piece name or field path; all counted ones when none
-    is given), how many studies shown have each value, and how many none; `types` keeps the fields of those
-    types. A BOOLEAN field is counted as the spec's BooleanStats (trueCount, falseCount)."""
-    for kind in types or []:
-        if kind.upper() not in STATS_TYPES:
-            raise V2Error(f"types: {kind!r} is not one of {', '.join(STATS_TYPES)}")
-    answers = []
-    for name in _pieces(fields, VALUE_FIELDS, "values"):
-        kind = FIELD_TYPES.get(name, "ENUM")
-        if types and kind not in {t.upper() for t in types}:
-            continue
-        rows = mirror.con.execute(read_sql("serve/field_values.sql"), {"field": name, "as_of": mirror.as_of}).fetchall()
-        counts = {value: n for value, n in rows}
-        head = {"type": kind, "piece": name, "field": ".".join(field_paths([name])[0]),
-                "missingStudiesCount": counts.get(None, 0)}
-        if kind == "BOOLEAN":
-            answers.append({**head, "trueCount": counts.get("true", 0), "falseCount": counts.get("false", 0)})
-            continue
-        values = [{"value": value, "studiesCount": n} for value, n in rows if value is not None]
-        answers.append({**head, "uniqueValuesCount": len(values), "topValues": values[:1000]})
-    return answers
-
-
-# List fields whose sizes /stats/field/sizes counts (sql/serve/field_sizes.sql).
-SIZE_FIELDS = ("Phase", "StdAge", "Condition", "Keyword", "Intervention", "Location", "ConditionMesh")
-
-
-def field_sizes(mirror: Mirror, fields: list[str] | None) -> list[dict[str, Any]]:
-    """GET /api/v2/stats/field/sizes: for each list field (by piece name or field path; every counted one when
-    none is given), the sizes its lists have over the studies shown, with how many studies have each."""
-    answers = []
-    for name in _pieces(fields, SIZE_FIELDS, "list sizes"):
-        rows = mirror.con.execute(read_sql("serve/field_sizes.sql"), {"field": name, "as_of": mirror.as_of}).fetchall()
-        sizes = [size for size, _ in rows]
-        answers.append({"field": ".".join(field_paths([name])[0]), "piece": name,
-                        **({"minSize": min(sizes), "maxSize": max(sizes)} if sizes else {}),
-                        "uniqueSizesCount": len(sizes),
-                        "topSizes": [{"size": size, "studiesCount": n} for size, n in rows[:1000]]})
-    return answers
 
 
 def csv_text(page: dict[str, Any], search: Search, *, header: bool) -> str:

@@ -6,7 +6,8 @@
 -- relabelled, and named in `withheld`: a date after the cutoff not typed ESTIMATED (ACTUAL or untyped; with
 -- its raw text, precision and type), in a reconstruction an ACTUAL enrollment (reached later) and a stop reason;
 -- the last-update date (after the cutoff) and later results dates are left out too; a reconstruction's is kept
--- apart as reconstructed_from (the version it was made from).
+-- apart as reconstructed_from (the version it was made from); a submission, QC or verification date after the
+-- cutoff is left out (results' only with the results).
 -- UNKNOWN is derived by the registry later, without a new version, so for every study (exact or not) it is derived
 -- again at the cutoff (status_at).
 -- This is the reference the version-aware index (sql/index/00_version_epoch.sql) is tested against.
@@ -49,7 +50,23 @@ SELECT * EXCLUDE (status_before_unknown, status_then, as_of_exact, withholds_enr
     CASE WHEN as_of_exact THEN last_update_post_date_raw END AS last_update_post_date_raw,
     CASE WHEN as_of_exact THEN last_update_post_date_precision END AS last_update_post_date_precision,
     CASE WHEN as_of_exact THEN last_update_post_date END AS last_update_post_date,
-    CASE WHEN as_of_exact THEN last_update_post_date_type END AS last_update_post_date_type
+    CASE WHEN as_of_exact THEN last_update_post_date_type END AS last_update_post_date_type,
+    CASE WHEN status_verified_date <= $cutoff::DATE THEN status_verified_date END AS status_verified_date,
+    CASE WHEN study_first_submit_date <= $cutoff::DATE THEN study_first_submit_date END AS study_first_submit_date,
+    CASE WHEN study_first_submit_qc_date <= $cutoff::DATE THEN study_first_submit_qc_date END
+        AS study_first_submit_qc_date,
+    CASE WHEN results_first_post_date <= $cutoff::DATE AND results_first_submit_date <= $cutoff::DATE
+         THEN results_first_submit_date END AS results_first_submit_date,
+    CASE WHEN results_first_post_date <= $cutoff::DATE AND results_first_submit_qc_date <= $cutoff::DATE
+         THEN results_first_submit_qc_date END AS results_first_submit_qc_date,
+    CASE WHEN disp_first_submit_date <= $cutoff::DATE THEN disp_first_submit_date END AS disp_first_submit_date,
+    CASE WHEN disp_first_submit_qc_date <= $cutoff::DATE THEN disp_first_submit_qc_date END
+        AS disp_first_submit_qc_date,
+    CASE WHEN disp_first_post_date <= $cutoff::DATE THEN disp_first_post_date END AS disp_first_post_date,
+    CASE WHEN last_update_submit_date <= $cutoff::DATE THEN last_update_submit_date END AS last_update_submit_date,
+    CASE WHEN estimated_results_first_submit_date <= $cutoff::DATE THEN estimated_results_first_submit_date END
+        AS estimated_results_first_submit_date,
+    CASE WHEN first_mcp_post_date <= $cutoff::DATE THEN first_mcp_post_date END AS first_mcp_post_date
 ), NULL::DATE AS removed_from_registry_on, NULL::VARCHAR AS merged_into_nct_id, as_of_exact,
     CASE WHEN NOT as_of_exact THEN last_update_post_date END AS reconstructed_from,
     list_filter([CASE WHEN NOT (as_of_exact OR is_stopped(status_then)) AND why_stopped IS NOT NULL

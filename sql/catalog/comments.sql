@@ -12,6 +12,16 @@ COMMENT ON COLUMN studies.detailed_description IS 'descriptionModule.detailedDes
 COMMENT ON COLUMN studies.overall_status IS 'statusModule.overallStatus (RECRUITING, COMPLETED, TERMINATED, ...)';
 COMMENT ON COLUMN studies.last_known_status IS 'statusModule.lastKnownStatus, given when overall_status is UNKNOWN';
 COMMENT ON COLUMN studies.status_verified_date IS 'statusModule.statusVerifiedDate as a date (first day of a month given alone): when the sponsor last confirmed the status; an active status not verified for two years is UNKNOWN (derived at each cutoff by strict answers)';
+COMMENT ON COLUMN studies.study_first_submit_date IS 'statusModule.studyFirstSubmitDate: when the sponsor first submitted the study';
+COMMENT ON COLUMN studies.study_first_submit_qc_date IS 'statusModule.studyFirstSubmitQcDate: the first submission that met QC review';
+COMMENT ON COLUMN studies.results_first_submit_date IS 'statusModule.resultsFirstSubmitDate: when results were first submitted';
+COMMENT ON COLUMN studies.results_first_submit_qc_date IS 'statusModule.resultsFirstSubmitQcDate: the first results submission that met QC review';
+COMMENT ON COLUMN studies.disp_first_submit_date IS 'statusModule.dispFirstSubmitDate: when a certification or extension request (delayed results) was first submitted';
+COMMENT ON COLUMN studies.disp_first_submit_qc_date IS 'statusModule.dispFirstSubmitQcDate: the first such request that met QC review';
+COMMENT ON COLUMN studies.disp_first_post_date IS 'statusModule.dispFirstPostDateStruct.date: when that request was first posted';
+COMMENT ON COLUMN studies.last_update_submit_date IS 'statusModule.lastUpdateSubmitDate: when the sponsor submitted this version''s update';
+COMMENT ON COLUMN studies.estimated_results_first_submit_date IS 'derivedSection.miscInfoModule.submissionTracking.estimatedResultsFirstSubmitDate: results submitted but not yet posted (QC review)';
+COMMENT ON COLUMN studies.first_mcp_post_date IS 'derivedSection.miscInfoModule.submissionTracking.firstMcpInfo.postDateStruct.date: when QC comments on submitted results were first posted';
 COMMENT ON COLUMN studies.why_stopped IS 'statusModule.whyStopped: free text for terminated, suspended, withdrawn studies';
 COMMENT ON COLUMN studies.phases IS 'designModule.phases: the raw enum list (EARLY_PHASE1, PHASE1..PHASE4, NA); empty when none';
 COMMENT ON COLUMN studies.phase IS 'display phase: ''Phase 1/Phase 2'', ''Early Phase 1'', ''Not Applicable'' (NA); empty when none';

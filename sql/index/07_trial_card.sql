@@ -105,7 +105,17 @@ SELECT
     s.maximum_age_days,
     s.std_ages,
     phase_order(s.phases) AS phase_order,
-    phase_mask(s.phases) AS phase_mask
+    phase_mask(s.phases) AS phase_mask,
+    -- the record's submission, QC and verification dates, for v2 sorts and AREA[...] ranges (one after a cutoff is
+    -- left out where read: submission_day in sql/schema/helpers.sql)
+    {'status_verified_date': s.status_verified_date, 'study_first_submit_date': s.study_first_submit_date,
+     'study_first_submit_qc_date': s.study_first_submit_qc_date,
+     'results_first_submit_date': s.results_first_submit_date,
+     'results_first_submit_qc_date': s.results_first_submit_qc_date,
+     'disp_first_submit_date': s.disp_first_submit_date, 'disp_first_submit_qc_date': s.disp_first_submit_qc_date,
+     'disp_first_post_date': s.disp_first_post_date, 'last_update_submit_date': s.last_update_submit_date,
+     'estimated_results_first_submit_date': s.estimated_results_first_submit_date,
+     'first_mcp_post_date': s.first_mcp_post_date} AS submission_dates
 FROM all_studies AS s
 JOIN study_version AS sv USING (nct_id, content_hash)
 LEFT JOIN intr USING (nct_id, content_hash)

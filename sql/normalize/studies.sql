@@ -13,6 +13,19 @@ SELECT
     ps.statusModule.lastKnownStatus AS last_known_status,
     ps.statusModule.whyStopped AS why_stopped,
     partial_date(ps.statusModule.statusVerifiedDate) AS status_verified_date,
+    -- the registry's own dates of a record's submissions and QC reviews (v2 sort and AREA[...] ranges use them)
+    partial_date(ps.statusModule.studyFirstSubmitDate) AS study_first_submit_date,
+    partial_date(ps.statusModule.studyFirstSubmitQcDate) AS study_first_submit_qc_date,
+    partial_date(ps.statusModule.resultsFirstSubmitDate) AS results_first_submit_date,
+    partial_date(ps.statusModule.resultsFirstSubmitQcDate) AS results_first_submit_qc_date,
+    partial_date(ps.statusModule.dispFirstSubmitDate) AS disp_first_submit_date,
+    partial_date(ps.statusModule.dispFirstSubmitQcDate) AS disp_first_submit_qc_date,
+    partial_date(ps.statusModule.dispFirstPostDateStruct.date) AS disp_first_post_date,
+    partial_date(ps.statusModule.lastUpdateSubmitDate) AS last_update_submit_date,
+    partial_date(d.derivedSection.miscInfoModule.submissionTracking.estimatedResultsFirstSubmitDate)
+        AS estimated_results_first_submit_date,
+    partial_date(d.derivedSection.miscInfoModule.submissionTracking.firstMcpInfo.postDateStruct.date)
+        AS first_mcp_post_date,
     coalesce(ps.designModule.phases, []) AS phases,
     display_phase(ps.designModule.phases) AS phase,
     ps.designModule.studyType AS study_type,

@@ -102,18 +102,45 @@ CREATE OR REPLACE MACRO phase_order(phases) AS
         WHEN 'EARLY_PHASE1' THEN 1 WHEN 'PHASE1' THEN 2 WHEN 'PHASE2' THEN 3
         WHEN 'PHASE3' THEN 4 WHEN 'PHASE4' THEN 5 ELSE 0 END)), 0);
 
--- sort_value(field, score, ...): a trial_card row's value of a v2 search's sort field (an API name, or 'relevance':
--- its score) as a number, days for dates. The server writes `field` in as a literal (one of ours), so the planner
--- keeps the one branch and reads that column alone (sql/serve/matches.sql).
+-- known_by(day, as_of): a record's date as a cutoff shows it: NULL when after the cutoff (as_of NULL: kept).
+CREATE OR REPLACE MACRO known_by(day, as_of) AS CASE WHEN as_of IS NULL OR day <= as_of THEN day END;
+
+-- submission_day(field, as_of, results_posted, dates): a trial_card row's submission, QC or verification date
+-- (`dates`: its submission_dates) named by its v2 piece (StudyFirstSubmitDate, LastUpdateSubmitDate, ...; NULL for
+-- another) as a cutoff (as_of; NULL: the current state) shows it: one after the cutoff is left out, and the
+-- results' with the results (ctmirror/server/records.py leaves the same out of the record).
+CREATE OR REPLACE MACRO submission_day(field, as_of, results_posted, dates) AS
+    known_by(CASE field
+                 WHEN 'StatusVerifiedDate' THEN dates.status_verified_date
+                 WHEN 'StudyFirstSubmitDate' THEN dates.study_first_submit_date
+                 WHEN 'StudyFirstSubmitQCDate' THEN dates.study_first_submit_qc_date
+                 WHEN 'ResultsFirstSubmitDate' THEN CASE WHEN as_of IS NULL OR results_posted
+                                                         THEN dates.results_first_submit_date END
+                 WHEN 'ResultsFirstSubmitQCDate' THEN CASE WHEN as_of IS NULL OR results_posted
+                                                           THEN dates.results_first_submit_qc_date END
+                 WHEN 'DispFirstSubmitDate' THEN dates.disp_first_submit_date
+                 WHEN 'DispFirstSubmitQCDate' THEN dates.disp_first_submit_qc_date
+                 WHEN 'DispFirstPostDate' THEN dates.disp_first_post_date
+                 WHEN 'LastUpdateSubmitDate' THEN dates.last_update_submit_date
+                 WHEN 'EstimatedResultsFirstSubmitDate' THEN dates.estimated_results_first_submit_date
+                 WHEN 'FirstMCPPostDate' THEN dates.first_mcp_post_date END, as_of);
+
+-- sort_value(field, score, ..., as_of, results_posted, submission_dates): a trial_card row's value of a v2
+-- search's sort field (an API name, or 'relevance': its score) as a number, days for dates, as of the cutoff
+-- as_of (NULL: now). The server writes `field` in as a literal (one of ours), so the planner keeps the one branch
+-- and reads that column alone (sql/serve/matches.sql).
 CREATE OR REPLACE MACRO sort_value(field, score, enrollment, start_day, completion_day, study_completion_date,
-                                   study_first_post_date, last_update_post_date, results_first_post_date) AS
+                                   study_first_post_date, last_update_post_date, results_first_post_date, as_of,
+                                   results_posted, submission_dates) AS
     CASE field
         WHEN 'relevance' THEN round(coalesce(score, 0), 4)
         WHEN 'EnrollmentCount' THEN enrollment
-        WHEN 'StartDate' THEN date_diff('day', DATE '1970-01-01', start_day)
-        WHEN 'PrimaryCompletionDate' THEN date_diff('day', DATE '1970-01-01', completion_day)
-        WHEN 'CompletionDate' THEN date_diff('day', DATE '1970-01-01', partial_date(study_completion_date))
-        WHEN 'StudyFirstPostDate' THEN date_diff('day', DATE '1970-01-01', study_first_post_date)
-        WHEN 'LastUpdatePostDate' THEN date_diff('day', DATE '1970-01-01', last_update_post_date)
-        WHEN 'ResultsFirstPostDate' THEN date_diff('day', DATE '1970-01-01', results_first_post_date)
+        ELSE date_diff('day', DATE '1970-01-01', CASE field
+            WHEN 'StartDate' THEN start_day
+            WHEN 'PrimaryCompletionDate' THEN completion_day
+            WHEN 'CompletionDate' THEN partial_date(study_completion_date)
+            WHEN 'StudyFirstPostDate' THEN study_first_post_date
+            WHEN 'LastUpdatePostDate' THEN last_update_post_date
+            WHEN 'ResultsFirstPostDate' THEN results_first_post_date
+            ELSE submission_day(field, as_of, results_posted, submission_dates) END)
     END;

@@ -14,7 +14,9 @@ CREATE OR REPLACE MACRO study_structure() AS '{
       "startDateStruct": {"date": "VARCHAR", "type": "VARCHAR"},
       "primaryCompletionDateStruct": {"date": "VARCHAR", "type": "VARCHAR"},
       "completionDateStruct": {"date": "VARCHAR", "type": "VARCHAR"},
-      "studyFirstSubmitDate": "VARCHAR",
+      "studyFirstSubmitDate": "VARCHAR", "studyFirstSubmitQcDate": "VARCHAR", "resultsFirstSubmitDate": "VARCHAR",
+      "resultsFirstSubmitQcDate": "VARCHAR", "dispFirstSubmitDate": "VARCHAR", "dispFirstSubmitQcDate": "VARCHAR",
+      "dispFirstPostDateStruct": {"date": "VARCHAR", "type": "VARCHAR"}, "lastUpdateSubmitDate": "VARCHAR",
       "studyFirstPostDateStruct": {"date": "VARCHAR", "type": "VARCHAR"},
       "resultsFirstPostDateStruct": {"date": "VARCHAR", "type": "VARCHAR"},
       "lastUpdatePostDateStruct": {"date": "VARCHAR", "type": "VARCHAR"}
@@ -52,7 +54,11 @@ CREATE OR REPLACE MACRO study_structure() AS '{
     "referencesModule": {"references": [{"pmid": "VARCHAR", "type": "VARCHAR", "citation": "VARCHAR"}]}
   },
   "derivedSection": {
-    "miscInfoModule": {"versionHolder": "VARCHAR"},
+    "miscInfoModule": {
+      "versionHolder": "VARCHAR",
+      "submissionTracking": {"estimatedResultsFirstSubmitDate": "VARCHAR",
+                             "firstMcpInfo": {"postDateStruct": {"date": "VARCHAR", "type": "VARCHAR"}}}
+    },
     "conditionBrowseModule": {
       "meshes": [{"id": "VARCHAR", "term": "VARCHAR"}], "ancestors": [{"id": "VARCHAR", "term": "VARCHAR"}],
       "browseLeaves": [{"id": "VARCHAR", "name": "VARCHAR", "asFound": "VARCHAR", "relevance": "VARCHAR"}]

@@ -1,6 +1,6 @@
--- /api/v2/stats/field/sizes: how many elements one list field ($field, a piece name of ctmirror/server/v2.py's
--- SIZE_FIELDS) has in each study shown at $as_of, as (size, studies) for every size of one or more (a study
--- without the list is not counted, as the API counts it).
+-- /api/v2/stats/field/sizes: how many elements one list field ($field, a piece name of
+-- ctmirror/server/field_stats.py's SIZE_SQL) has in each study shown at $as_of, as (size, studies) for every
+-- size of one or more (a study without the list is not counted, as the API counts it).
 WITH shown AS (
     SELECT t.version_no, CASE $field WHEN 'Phase' THEN len(t.phases) WHEN 'StdAge' THEN len(t.std_ages)
                                      WHEN 'Intervention' THEN len(t.interventions) END AS card_size
@@ -10,10 +10,8 @@ WITH shown AS (
 ),
 sized AS (
     SELECT CASE $field WHEN 'Location' THEN len(d.locations) WHEN 'Keyword' THEN len(d.keywords)
-                       WHEN 'ConditionMesh' THEN len(d.condition_mesh_terms)
-                       WHEN 'Condition' THEN len(x.condition_norms) ELSE s.card_size END AS size
+                       WHEN 'ConditionMesh' THEN len(d.condition_mesh_terms) ELSE s.card_size END AS size
     FROM shown AS s
     LEFT JOIN trial_detail AS d ON $field IN ('Location', 'Keyword', 'ConditionMesh') AND d.version_no = s.version_no
-    LEFT JOIN trial_text AS x ON $field = 'Condition' AND x.version_no = s.version_no
 )
 SELECT size, count(*) AS studies FROM sized WHERE size > 0 GROUP BY size ORDER BY studies DESC, size

@@ -27,9 +27,11 @@ candidates AS (
 keyed AS (
     SELECT c.*, coalesce(f.score, 0) AS score,
            sort_value($sort1, f.score, c.enrollment, c.start_day, c.completion_day, c.study_completion_date,
-                      c.study_first_post_date, c.last_update_post_date, c.results_first_post_date) AS value1,
+                      c.study_first_post_date, c.last_update_post_date, c.results_first_post_date, $as_of::DATE,
+                      c.results_posted, c.submission_dates) AS value1,
            sort_value($sort2, f.score, c.enrollment, c.start_day, c.completion_day, c.study_completion_date,
-                      c.study_first_post_date, c.last_update_post_date, c.results_first_post_date) AS value2
+                      c.study_first_post_date, c.last_update_post_date, c.results_first_post_date, $as_of::DATE,
+                      c.results_posted, c.submission_dates) AS value2
     FROM candidates AS c
     LEFT JOIN found AS f USING (version_no)
 ),

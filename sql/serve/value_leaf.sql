@@ -14,7 +14,8 @@ WITH shown AS (
                        WHEN 'CompletionDate' THEN partial_date(study_completion_date)
                        WHEN 'StudyFirstPostDate' THEN study_first_post_date
                        WHEN 'LastUpdatePostDate' THEN last_update_post_date
-                       WHEN 'ResultsFirstPostDate' THEN results_first_post_date END AS day
+                       WHEN 'ResultsFirstPostDate' THEN results_first_post_date
+                       ELSE submission_day($field, $as_of::DATE, results_posted, submission_dates) END AS day
     FROM trial_card
     WHERE shown_at(valid_from, valid_to, is_current, study_first_post_date, NULL, $as_of::DATE,
                    as_of_exact := as_of_exact)
