@@ -1,6 +1,6 @@
 """`ctmirror serve`: the mirror over HTTP, on Starlette and uvicorn.
 
-- /api/v2/...: the ClinicalTrials.gov v2 API (ctmirror/server/v2.py): clients of the live API point their base URL
+- /api/v2/...: the ClinicalTrials.gov v2 API (ctmirror/server/v2/): clients of the live API point their base URL
   here and change nothing else. Errors are plain text with the API's statuses.
 - /ctmirror/v1/...: every method and statistic of the registry (ctmirror/registry.py), with the contract's
   envelopes and error codes; /ctmirror/v1/openapi.json describes them; /ctmirror/v1/sql (only with --sql) runs

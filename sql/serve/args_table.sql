@@ -1,4 +1,4 @@
--- A v2 search's values (ctmirror/server/v2.py, _page), bound into this temporary table's one row, by type: each
+-- A v2 search's values (ctmirror/server/v2/search.py, _page), bound into this temporary table's one row, by type: each
 -- `$name` of the search's statement reads its place in one of the lists (argument.sql), so the statement's text
 -- depends on the request's shape alone and is prepared once per connection for each shape, then only executed
 -- (planning it was a third of a search). Made when the server's pool opens a Mirror, before anything is

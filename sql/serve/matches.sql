@@ -1,4 +1,4 @@
--- The studies a /api/v2/studies request finds (ctmirror/server/v2.py), the prefix of page.sql: the trial_card rows
+-- The studies a /api/v2/studies request finds (ctmirror/server/v2/search.py), the prefix of page.sql: the trial_card rows
 -- shown at $as_of (NULL: the current state) among the versions the Essie queries matched (the request's terms, a
 -- subquery spliced in below, with scores; $has_query false: no query, every study) passing the filters (each NULL:
 -- no filter):
@@ -6,7 +6,7 @@
 -- $ids (filter.ids: NCT IDs, with the studies their aliases name: ids_with_aliases.sql), and $near (filter.geo: the
 -- versions with a site that near, near_versions.sql).
 -- Sort keys: $sort1/$sort2 name a field (or 'relevance'; see sort_value), $dir1/$dir2 are 1 (ascending) or -1
--- (descending). An absent filter, cutoff or sort field is written in as NULL (ctmirror/server/v2.py, _page).
+-- (descending). An absent filter, cutoff or sort field is written in as NULL (ctmirror/server/v2/search.py, _page).
 WITH found AS (SELECT version_no, score FROM {found}),
 candidates AS (
     SELECT t.*

@@ -1,5 +1,5 @@
 -- The versions shown at $as_of (NULL: the current state) whose structured field $field (an Essie AREA name: one of
--- those listed in ctmirror/server/v2.py's STRUCTURED_AREAS) passes the test $test: 'equals' ($value, compared
+-- those listed in ctmirror/server/v2/areas.py's STRUCTURED_AREAS) passes the test $test: 'equals' ($value, compared
 -- upper-cased with spaces as underscores, as the API's enumerations are written), 'missing', or 'range' (bounds
 -- $low_number/$high_number for numbers and ages in days, $low_day/$high_day for dates; NULL: open).
 WITH shown AS (

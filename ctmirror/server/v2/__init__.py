@@ -1,0 +1,36 @@
+"""The ClinicalTrials.gov v2 API answered from a Mirror: GET /api/v2/studies with its query parameters, the Essie
+expressions they hold (ctmirror/server/essie.py) matched as the methods match, filters, sorting, paging with
+page tokens, `fields` projections and CSV; GET /api/v2/studies/{nctId}. Every query runs from sql/serve/ with its
+values bound. The statistics endpoints are ctmirror/server/field_stats.py; the routes, ctmirror/server/app.py.
+
+    areas.py        where an Essie term is looked for: the parameters' contexts, every AREA[...] name, sort fields
+    request.py      a request's parameters parsed and checked (Search)
+    matcher.py      Essie trees evaluated in DuckDB: each term a named subquery, AND/OR/NOT combining them
+    search.py       a page of matches, its records as stored or as of a cutoff, JSON or CSV
+    study.py        one study by NCT ID or alias
+    page_tokens.py  signed page tokens
+    errors.py       V2Error: what the API would refuse, as a 400 (or 404) naming it
+
+Each Essie term becomes a set of versions (with scores, for relevance) from one leaf query; AND, OR and NOT combine
+the sets; the page query then keeps the trial_card rows shown at the server's cutoff (NULL: the current state) and
+applies the filters, sort and page.
+"""
+
+from ctmirror.server.v2.errors import V2Error
+from ctmirror.server.v2.page_tokens import page_token_state
+from ctmirror.server.v2.request import listed, parameters
+from ctmirror.server.v2.search import (
+    PAGE_COLUMNS,
+    csv_text,
+    make_search_arguments,
+    matching_nct_ids,
+    page_json,
+    stored_records,
+    stored_texts,
+    studies,
+)
+from ctmirror.server.v2.study import loaded_current_text, study, study_by_query, study_text
+
+__all__ = ["PAGE_COLUMNS", "V2Error", "csv_text", "listed", "loaded_current_text", "make_search_arguments",
+           "matching_nct_ids", "page_json", "page_token_state", "parameters", "stored_records", "stored_texts",
+           "studies", "study", "study_by_query", "study_text"]

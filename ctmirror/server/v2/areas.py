@@ -1,0 +1,95 @@
+"""Where an Essie term is looked for: the query parameters' contexts and every AREA[...] name ctmirror searches
+(by piece name, alternative name or field path), and the fields a search sorts by."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ctmirror.server.records import leaf_pieces
+
+if TYPE_CHECKING:
+    pass
+
+
+@dataclass(frozen=True)
+class Context:
+    """Where an Essie term is looked for. kind: 'text' (the search index: field, areas), 'value' (a structured
+    field of trial_card), or one of the leaf queries of sql/serve/."""
+    kind: str
+    field: str = ""
+    areas: tuple[str, ...] | None = None
+    expansion: str = "relaxation"  # Essie's EXPANSION level in force (EXPANSION_LEVELS)
+
+
+# EXPANSION[level] → (concept expansion, scattered words): None and Term match the words as written (plural and
+# case folded, as every match is); Concept adds synonyms and the links the records teach; Relaxation (the
+# default) and Lossy let unquoted words scatter over the areas.
+EXPANSION_LEVELS = {"none": (False, False), "term": (False, False), "concept": (True, False),
+                    "relaxation": (True, True), "lossy": (True, True)}
+# Leaf queries whose unquoted words are each looked for (a phrase in quotes stays one).
+WORD_BY_WORD = ("eligibility", "outcome", "sponsor", "lead_sponsor", "description")
+
+
+QUERY_PARAMETERS = {
+    "query.cond": Context("text", "condition", None),
+    "query.intr": Context("text", "intervention", None),
+    "query.term": Context("text", "term"),
+    "query.titles": Context("text", "term", ("Acronym", "BriefTitle", "OfficialTitle")),
+    "query.locn": Context("location"),
+    "query.spons": Context("sponsor"),
+    "query.lead": Context("lead_sponsor"),
+    "query.outc": Context("outcome"),
+    "query.id": Context("id"),
+    # PatientSearch: the words a patient would use, over the basic search's areas
+    "query.patient": Context("text", "term"),
+}
+ADVANCED = Context("text", "term")
+# The organisation's study ID and the secondary IDs (study_identifier): IdSearch's, found whole; BasicSearch's too,
+# weighing this (ours: the API does not publish it).
+IDENTIFIER_AREAS = ("OrgStudyId", "SecondaryId")
+IDENTIFIER_WEIGHT = 0.3
+# AREA[...] names → where they are looked for. The search index's areas are matched as the methods match.
+INDEX_AREAS = {
+    "condition": ("Condition", "ConditionMeshTerm", "ConditionAncestorTerm", "Keyword"),
+    "intervention": ("InterventionName", "InterventionOtherName", "InterventionMeshTerm", "InterventionAncestorTerm",
+                     "ArmGroupLabel", "ArmGroupDescription"),
+    "term": ("BriefTitle", "OfficialTitle", "Acronym", "NCTId", "BriefSummary"),
+}
+STRUCTURED_AREAS = ("OverallStatus", "Phase", "StudyType", "Sex", "StdAge", "LeadSponsorClass", "HasResults",
+                    "MinimumAge", "MaximumAge", "EnrollmentCount", "StartDate", "PrimaryCompletionDate",
+                    "CompletionDate", "StudyFirstPostDate", "LastUpdatePostDate", "ResultsFirstPostDate")
+# The record's submission, QC and verification dates (sql/schema/helpers.sql, submission_day): AREA[...] ranges
+# and sorts.
+SUBMISSION_DATES = ("StatusVerifiedDate", "StudyFirstSubmitDate", "StudyFirstSubmitQCDate", "ResultsFirstSubmitDate",
+                    "ResultsFirstSubmitQCDate", "DispFirstSubmitDate", "DispFirstSubmitQCDate", "DispFirstPostDate",
+                    "LastUpdateSubmitDate", "EstimatedResultsFirstSubmitDate", "FirstMCPPostDate")
+STRUCTURED_AREAS += SUBMISSION_DATES
+DATE_AREAS = ("StartDate", "PrimaryCompletionDate", "CompletionDate", "StudyFirstPostDate", "LastUpdatePostDate",
+              "ResultsFirstPostDate", *SUBMISSION_DATES)
+OTHER_AREAS = {"EligibilityCriteria": Context("eligibility"), "LeadSponsorName": Context("lead_sponsor"),
+               "LocationCountry": Context("location"), "LocationCity": Context("location"),
+               "LocationState": Context("location"), "LocationFacility": Context("location"),
+               "OutcomeMeasure": Context("outcome"), "PrimaryOutcomeMeasure": Context("outcome"),
+               "SecondaryOutcomeMeasure": Context("outcome"), "NCTIdAlias": Context("id"),
+               "CollaboratorName": Context("sponsor"), "HealthyVolunteers": Context("healthy"),
+               "DetailedDescription": Context("description"),
+               **{area: Context("identifier", "", (area,)) for area in IDENTIFIER_AREAS},
+               **{area: Context("design", area) for area in ("DesignAllocation", "DesignPrimaryPurpose",
+                                                             "DesignInterventionModel", "DesignMasking",
+                                                             "InterventionType")}}
+AREAS: dict[str, Context] = {
+    **{area.lower(): Context("text", field, (area,))
+       for field, areas in INDEX_AREAS.items() for area in areas},
+    **{area.lower(): Context("value", area) for area in STRUCTURED_AREAS},
+    **{area.lower(): context for area, context in OTHER_AREAS.items()},
+}
+SORTABLE = {name.lower(): name for name in ("EnrollmentCount", "StartDate", "PrimaryCompletionDate", "CompletionDate",
+                                            "StudyFirstPostDate", "LastUpdatePostDate", "ResultsFirstPostDate",
+                                            *SUBMISSION_DATES)}
+def area_context(name: str) -> Context | None:
+    """What AREA[name] searches: name is an area or field by piece name, alternative name or field path (any
+    case); None where ctmirror does not search it."""
+    return AREAS.get(name.lower()) or AREAS.get(leaf_pieces().get(name.lower(), "").lower())
+
+

@@ -1,0 +1,219 @@
+"""Essie trees evaluated inside DuckDB: each term a named subquery from one leaf query of sql/serve/, combined
+by AND, OR and NOT."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from datetime import date, timedelta
+from typing import TYPE_CHECKING, Any
+
+from ctmirror.answers import PARAMETER
+from ctmirror.core.sqlfiles import read_sql
+from ctmirror.core.words import search_norm
+from ctmirror.server import essie
+from ctmirror.server.v2.areas import (
+    DATE_AREAS,
+    EXPANSION_LEVELS,
+    IDENTIFIER_AREAS,
+    IDENTIFIER_WEIGHT,
+    STRUCTURED_AREAS,
+    WORD_BY_WORD,
+    Context,
+    area_context,
+)
+from ctmirror.server.v2.errors import V2Error
+from ctmirror.server.v2.request import (
+    NCT_ID,
+)
+
+if TYPE_CHECKING:
+    from ctmirror.mirror import Mirror
+
+
+# ---- matching ------------------------------------------------------------------------------------------------
+# A leaf's parameters that are our own names: a search field, its areas, a value's test, how far its words
+# expand (see _page): literals, so a plan knows them (a branch of scattered words never taken is planned away).
+OWN_KEYS = ("field", "areas", "test", "expand", "relax")
+
+
+
+
+class Matcher:
+    """Evaluates Essie trees on one Mirror at one cutoff, inside DuckDB, as one statement: each term's matches are a
+    named subquery of the request's query (from one of the leaf queries, its values bound under names of the term's
+    own), and AND, OR and NOT combine them (combine_*.sql), so a broad term's hundred thousand versions never leave
+    DuckDB. Nothing is made on the connection: a temporary table a term would change its catalog, after which
+    DuckDB plans every statement prepared on it again (and a request made four). Subquery names are ours."""
+
+    def __init__(self, mirror: Mirror, as_of: date | None) -> None:
+        self.mirror, self.as_of = mirror, as_of
+        self.terms: list[tuple[str, str]] = []
+        self.params: dict[str, Any] = {}
+        self.own: list[str] = []  # the params that are our own names (OWN_KEYS), written in as literals
+        self._universe: str | None = None
+
+    def _term(self, query: str, **params: Any) -> str:
+        name = f"essie_term_{len(self.terms) + 1}"
+        self.terms.append((name, PARAMETER.sub(lambda m: f"${name}_{m[1]}" if m[1] in params else m[0], query)))
+        self.params.update({f"{name}_{key}": value for key, value in params.items()})
+        self.own.extend(f"{name}_{key}" for key in params if key in OWN_KEYS)
+        return name
+
+    def leaf_table(self, leaf: str, **params: Any) -> str:
+        return self._term(read_sql(f"serve/{leaf}.sql"), **params)
+
+    def combine(self, how: str, left: str, right: str) -> str:
+        return self._term(read_sql(f"serve/combine_{how}.sql").replace("{left}", left).replace("{right}", right))
+
+    def found(self, last: str) -> str:
+        """The versions and scores of term `last`, as a subquery holding every term it reads."""
+        terms = ",\n".join(f"{name} AS (\n{query.strip()}\n)" for name, query in self.terms)
+        return f"(WITH {terms}\nSELECT version_no, score FROM {last})"
+
+    def universe(self) -> str:
+        if self._universe is None:
+            self._universe = self.leaf_table("shown_versions", as_of=self.as_of)
+        return self._universe
+
+    def evaluate(self, node: object, context: Context) -> str:
+        if isinstance(node, essie.And):
+            positives = [self.evaluate(p, context) for p in node.parts if not isinstance(p, essie.Not)]
+            negatives = [self.evaluate(p.expression, context) for p in node.parts if isinstance(p, essie.Not)]
+            result = positives[0] if positives else self.universe()
+            for table in positives[1:]:
+                result = self.combine("and", result, table)
+            for table in negatives:
+                result = self.combine("not", result, table)
+            return result
+        if isinstance(node, essie.Or):
+            result = self.evaluate(node.parts[0], context)
+            for part in node.parts[1:]:
+                result = self.combine("or", result, self.evaluate(part, context))
+            return result
+        if isinstance(node, essie.Not):
+            return self.combine("not", self.universe(), self.evaluate(node.expression, context))
+        if isinstance(node, essie.Boost):
+            inner = self.evaluate(node.expression, context)
+            return self._term(read_sql("serve/boost.sql").replace("{inner}", inner), factor=node.factor)
+        if isinstance(node, essie.Expansion):
+            return self.evaluate(node.expression, replace(context, expansion=node.level))
+        if isinstance(node, essie.Area):
+            inner = area_context(node.field)
+            if inner is None:
+                raise V2Error(f"AREA[{node.field}] is not supported by ctmirror: see /api/v2/studies/search-areas "
+                              "and docs/serve.md for the areas it searches")
+            return self.evaluate(node.expression, replace(inner, expansion=context.expansion))
+        return self.leaf(node, context)
+
+    def leaf(self, node: object, context: Context) -> str:
+        if context.kind == "value":
+            return self._value(node, context.field)
+        if isinstance(node, (essie.Range, essie.Missing)):
+            raise V2Error(f"{'RANGE' if isinstance(node, essie.Range) else 'MISSING'} applies to a structured "
+                          f"field (AREA[{'|'.join(STRUCTURED_AREAS[:4])}|...]), not to a text search")
+        if isinstance(node, essie.Prefix):
+            if context.kind != "text":
+                raise V2Error(f"a wildcard ({node.text}*) applies to the text areas (/api/v2/studies/search-areas), "
+                              "not to this one")
+            return self.leaf_table("prefix_leaf", field=context.field, prefix=search_norm(node.text).strip(),
+                                   areas=list(context.areas) if context.areas else None)
+        text = node.text
+        if context.kind == "text":
+            expand, relax = EXPANSION_LEVELS[context.expansion]
+            normed = search_norm(text)
+            found = self.leaf_table("text_leaf", field=context.field, phrase=('"' if node.quoted else "") + normed,
+                                    as_of=self.as_of, areas=list(context.areas) if context.areas else None,
+                                    expand=expand, relax=relax and not node.quoted and len(normed.split()) > 1)
+            if context.field == "term" and context.areas is None:  # BasicSearch holds the study IDs too
+                found = self.combine("or", found, self.identifier(text, None, IDENTIFIER_WEIGHT))
+            return found
+        if context.kind in WORD_BY_WORD and not node.quoted and len(search_norm(text).split()) > 1:
+            # unquoted words each found, in any order: Essie's word semantics
+            return self.evaluate(essie.And(tuple(essie.Words(w) for w in search_norm(text).split())), context)
+        if context.kind == "design":
+            return self.leaf_table("design_leaf", field=context.field, value=text.strip().upper().replace(" ", "_"))
+        if context.kind == "healthy":
+            if text.strip().upper() not in ("TRUE", "FALSE"):
+                raise V2Error(f"AREA[HealthyVolunteers] takes true or false, not {text!r}")
+            return self.leaf_table("healthy_leaf", accepted=text.strip().upper() == "TRUE")
+        if context.kind == "id":
+            parts = [part for part in re.split(r"[\s,|]+", text) if part]
+            ids = [f"NCT{int(m.group(1)):08d}" for m in map(NCT_ID.match, parts) if m]
+            found = self.leaf_table("id_leaf", ids=ids)
+            others = [part for part in parts if not NCT_ID.match(part)]
+            if others:  # IdSearch's other areas: the acronym ("KEYNOTE-189"), the organisation's and secondary IDs
+                named = self.leaf_table("text_leaf", field="term", phrase='"' + search_norm(" ".join(others)),
+                                        as_of=self.as_of, areas=["Acronym"], expand=False, relax=False)
+                found = self.combine("or", found, named)
+                for part in others:
+                    found = self.combine("or", found, self.identifier(part, None, 1.0))
+            return found
+        if context.kind == "identifier":
+            return self.identifier(text, list(context.areas or IDENTIFIER_AREAS), 1.0)
+        leaf = {"location": "location_leaf", "sponsor": "sponsor_leaf", "lead_sponsor": "lead_sponsor_leaf",
+                "outcome": "outcome_leaf", "eligibility": "eligibility_leaf",
+                "description": "description_leaf"}[context.kind]
+        return self.leaf_table(leaf, phrase=text)
+
+    def identifier(self, text: str, areas: list[str] | None, score: float) -> str:
+        """The versions whose organisation's study ID or a secondary ID (within areas; None: both) is `text`."""
+        return self.leaf_table("identifier_leaf", norm=search_norm(text), areas=areas, score=score)
+
+    def _value(self, node: object, field: str) -> str:
+        params: dict[str, Any] = {"field": field, "as_of": self.as_of, "value": None, "low_number": None,
+                                  "high_number": None, "low_day": None, "high_day": None}
+        if isinstance(node, essie.Missing):
+            params["test"] = "missing"
+        elif isinstance(node, essie.Range) or (isinstance(node, essie.Words) and field in DATE_AREAS):
+            params["test"] = "range"  # a date given alone is the range of the day, month or year it names
+            low, high = (node.low, node.high) if isinstance(node, essie.Range) else (node.text, node.text)
+            for side, bound in (("low", low), ("high", high)):
+                if bound is not None:
+                    kind, value = _bound(field, bound, high=side == "high")
+                    params[f"{side}_{kind}"] = value
+        elif isinstance(node, essie.Words):
+            params["test"] = "equals"
+            params["value"] = node.text.strip().upper().replace(" ", "_")
+        else:
+            raise V2Error(f"AREA[{field}] takes a value, RANGE[...] or MISSING, not an expression")
+        return self.leaf_table("value_leaf", **params)
+
+
+AGE_UNITS = {"year": 365.25, "years": 365.25, "month": 30.4375, "months": 30.4375, "week": 7, "weeks": 7, "day": 1,
+             "days": 1, "hour": 1 / 24, "hours": 1 / 24, "minute": 1 / 1440, "minutes": 1 / 1440}
+
+
+MAX_RANGE_NUMBER = 10**9  # beyond any enrollment or age in days; larger bounds are refused, not overflowed
+
+
+def _bound(field: str, text: str, *, high: bool = False) -> tuple[str, Any]:
+    """A RANGE bound as the SQL compares it. A partial date stands for its whole year or month: its first day as
+    the low bound, its last as the high one (RANGE[2020, 2021] is 2020-01-01 to 2021-12-31)."""
+    text = text.strip()
+    if field in ("MinimumAge", "MaximumAge"):
+        found = re.fullmatch(r"(\d{1,9}(?:\.\d+)?)\s*([A-Za-z]+)?", text)
+        if not found or (found[2] and found[2].lower() not in AGE_UNITS):
+            raise V2Error(f"RANGE of AREA[{field}]: {text!r} is not an age such as 50 years or 6 months")
+        days = int(float(found[1]) * AGE_UNITS[(found[2] or "years").lower()])
+        if days > MAX_RANGE_NUMBER:
+            raise V2Error(f"RANGE of AREA[{field}]: {text!r} is beyond any age")
+        return "number", days
+    if field == "EnrollmentCount":
+        if not re.fullmatch(r"\d{1,10}", text) or int(text) > MAX_RANGE_NUMBER:
+            raise V2Error(f"RANGE of AREA[{field}]: {text!r} is not a whole number up to {MAX_RANGE_NUMBER:,}")
+        return "number", int(text)
+    if field in ("OverallStatus", "Phase", "StudyType", "Sex", "StdAge", "LeadSponsorClass", "HasResults"):
+        raise V2Error(f"RANGE does not apply to AREA[{field}], which takes values")
+    try:
+        if re.fullmatch(r"\d{4}", text):
+            return "day", date(int(text), 12, 31) if high else date(int(text), 1, 1)
+        if re.fullmatch(r"\d{4}-\d{2}", text):
+            first = date.fromisoformat(f"{text}-01")
+            return "day", (first.replace(day=28) + timedelta(days=4)).replace(day=1) - timedelta(days=1) if high \
+                else first
+        return "day", date.fromisoformat(text)
+    except ValueError:
+        raise V2Error(f"RANGE of AREA[{field}]: {text!r} is not a date (YYYY-MM-DD, YYYY-MM or YYYY)") from None
+
+

@@ -1,0 +1,228 @@
+"""A GET /api/v2/studies request parsed and checked: its parameters (a list given several times is one list),
+queries, filters, sort, page and projection."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ctmirror.server import essie
+from ctmirror.server.csv_columns import Column, columns_for
+from ctmirror.server.records import UnknownField, field_paths, leaf_pieces
+from ctmirror.server.v2.areas import (
+    ADVANCED,
+    QUERY_PARAMETERS,
+    SORTABLE,
+    Context,
+)
+from ctmirror.server.v2.errors import V2Error
+from ctmirror.server.v2.page_tokens import read_page_token
+
+if TYPE_CHECKING:
+    from ctmirror.mirror import Mirror
+
+
+DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE = 10, 1_000
+
+
+AGG_FILTERS = {
+    "phase": ("phases", {"0": "EARLY_PHASE1", "1": "PHASE1", "2": "PHASE2", "3": "PHASE3", "4": "PHASE4", "na": "NA"}),
+    # a study for all sexes admits women and men alike, as the API's sex filter counts it
+    "sex": ("sexes", {"f": ("FEMALE", "ALL"), "m": ("MALE", "ALL"), "a": ("ALL",)}),
+    "status": ("statuses", {"rec": "RECRUITING", "not": "NOT_YET_RECRUITING", "act": "ACTIVE_NOT_RECRUITING",
+                            "enr": "ENROLLING_BY_INVITATION", "com": "COMPLETED", "ter": "TERMINATED",
+                            "wit": "WITHDRAWN", "sus": "SUSPENDED", "unk": "UNKNOWN", "ava": "AVAILABLE",
+                            "nla": "NO_LONGER_AVAILABLE", "tav": "TEMPORARILY_NOT_AVAILABLE",
+                            "afm": "APPROVED_FOR_MARKETING", "wdn": "WITHHELD"}),
+    "studyType": ("study_types", {"int": "INTERVENTIONAL", "obs": "OBSERVATIONAL", "exp": "EXPANDED_ACCESS"}),
+    "results": ("results", {"with": True, "without": False}),
+}
+STATUSES = {status for _, status in AGG_FILTERS["status"][1].items()}
+GEO = re.compile(r"^distance\((-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?),(\d+(?:\.\d+)?)(km|mi)?\)$")
+NCT_ID = re.compile(r"^[Nn][Cc][Tt]0*([0-9]{1,8})\Z")
+# geoDecay shapes relevance by distance from filter.geo; ctmirror checks it and ranks as without it.
+GEO_DECAY = re.compile(r"^func:(gauss|exp|linear),scale:(\d+(\.\d+)?(km|mi)),offset:(\d+(\.\d+)?(km|mi)),"
+                       r"decay:(\d+(\.\d+)?)$")
+KNOWN_PARAMETERS = {*QUERY_PARAMETERS, "filter.overallStatus", "filter.ids", "filter.advanced", "filter.geo",
+                    "geoDecay", "aggFilters", "fields", "sort", "pageSize", "pageToken", "countTotal", "format",
+                    "markupFormat",
+                    "postFilter.overallStatus", "postFilter.ids", "postFilter.advanced", "postFilter.geo"}
+# Parameters that are lists: given more than once (as `requests` sends a Python list), the values are one list.
+LIST_PARAMETERS = {"filter.overallStatus", "filter.ids", "postFilter.overallStatus", "postFilter.ids", "fields",
+                   "aggFilters", "sort"}
+
+
+def parameters(pairs: list[tuple[str, str]]) -> dict[str, str]:
+    """A request's query parameters, one value each: a list parameter given several times joined as the one
+    list it means; any other given twice is refused (never one of its values silently)."""
+    joined: dict[str, list[str]] = {}
+    for key, value in pairs:
+        joined.setdefault(key, []).append(value)
+    for key, values in joined.items():
+        if len(values) > 1 and key not in LIST_PARAMETERS:
+            raise V2Error(f"{key} is given {len(values)} times: give it once (only "
+                          f"{', '.join(sorted(LIST_PARAMETERS))} take several values, comma-separated or repeated)")
+    return {key: ",".join(values) for key, values in joined.items()}
+
+
+def listed(value: str | None) -> list[str] | None:
+    """A comma- or pipe-separated parameter as a list (None: not given)."""
+    if value is None:
+        return None
+    return [part.strip() for part in re.split(r"[,|]", value) if part.strip()]
+
+
+@dataclass
+class Search:
+    """One /api/v2/studies request, parsed and checked."""
+    queries: list[tuple[Context, object]]
+    filters: dict[str, Any]
+    sort: list[tuple[str, int]]
+    page_size: int
+    offset: int
+    count_total: bool
+    fields: list[tuple[str, ...]] | None
+    csv_columns: list[Column] | None
+    fingerprint: str
+
+
+def check_markup_format(params: dict[str, str]) -> None:
+    """markupFormat: markdown, as the records are stored. legacy (classic PRS text) is refused by name rather than
+    answered in markdown: ctmirror has no record of how the registry writes it."""
+    wanted = params.get("markupFormat", "markdown")
+    if wanted == "legacy":
+        raise V2Error("markupFormat=legacy (classic PRS text) is not served by ctmirror: markup fields come in "
+                      "markdown, as the registry's records are stored; leave markupFormat out or give markdown")
+    if wanted != "markdown":
+        raise V2Error("markupFormat must be markdown or legacy")
+
+
+def parse_request(params: dict[str, str], mirror: Mirror) -> Search:
+    if params.get("filter.synonyms", "").strip():
+        raise V2Error("filter.synonyms names the registry's own synonym ids (area:synonym_id), which ctmirror does "
+                      "not have: leave it out, and name the condition or drug in query.cond or query.intr, which "
+                      "expand to their synonyms")
+    params = {k: v for k, v in params.items() if k != "filter.synonyms"}
+    unknown = sorted(set(params) - KNOWN_PARAMETERS)
+    if unknown:
+        raise V2Error(f"unknown parameter {unknown[0]!r}: ctmirror supports {', '.join(sorted(KNOWN_PARAMETERS))}")
+    for name in ("postFilter.overallStatus", "postFilter.ids", "postFilter.advanced", "postFilter.geo"):
+        if name in params:  # the same as filter.* here: there are no aggregation counts to keep apart
+            params = {**params, name.replace("postFilter", "filter"): params[name]}
+    queries = []
+    for name, context in [*QUERY_PARAMETERS.items(), ("filter.advanced", ADVANCED)]:
+        text = params.get(name)
+        if text is not None and text.strip():
+            try:
+                queries.append((context, essie.parse(text)))
+            except essie.EssieError as exc:
+                raise V2Error(f"{name}: {exc} (at {exc.part!r})") from None
+    filters = _filters(params)
+    sort = _sort(params.get("sort"), has_query=bool(queries))
+    fmt = params.get("format", "json")
+    if fmt not in ("json", "csv"):
+        raise V2Error(f"format must be json or csv, not {fmt!r}")
+    check_markup_format(params)
+    if "geoDecay" in params and not GEO_DECAY.match(params["geoDecay"]):
+        raise V2Error("geoDecay must look like func:exp,scale:300mi,offset:0mi,decay:0.5")
+    fields = listed(params.get("fields"))
+    paths = csv_columns = None
+    try:
+        if fmt == "csv":
+            csv_columns = columns_for(fields)
+        elif fields:
+            paths = field_paths(fields)
+    except UnknownField as exc:
+        raise V2Error(f"fields: {str(exc)!r} is not a field of the study record "
+                      "(see /api/v2/studies/metadata)") from None
+    try:
+        size = int(params.get("pageSize", DEFAULT_PAGE_SIZE) or DEFAULT_PAGE_SIZE)
+    except ValueError:
+        raise V2Error(f"pageSize must be an integer, not {params['pageSize']!r}") from None
+    if size < 0:
+        raise V2Error("pageSize must not be negative")
+    count_total = params.get("countTotal", "false").lower()
+    if count_total not in ("true", "false"):
+        raise V2Error("countTotal must be true or false")
+    identity = {k: v for k, v in sorted(params.items()) if k not in ("pageToken", "pageSize", "countTotal", "format",
+                                                                       "fields", "markupFormat")}
+    fingerprint = hashlib.sha256(json.dumps(identity).encode()).hexdigest()[:16]
+    offset = 0
+    if params.get("pageToken"):
+        offset = read_page_token(mirror, params["pageToken"], fingerprint)
+    return Search(queries, filters, sort, min(size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE), offset,
+                  count_total == "true", paths, csv_columns, fingerprint)
+
+
+def _filters(params: dict[str, str]) -> dict[str, Any]:
+    filters: dict[str, Any] = {"statuses": None, "phases": None, "sexes": None, "study_types": None, "results": None,
+                               "ids": None, "geo_lat": None, "geo_lon": None, "geo_km": None}
+    statuses = listed(params.get("filter.overallStatus"))
+    if statuses is not None:
+        bad = [s for s in statuses if s.upper() not in STATUSES]
+        if bad:
+            raise V2Error(f"filter.overallStatus: {bad[0]!r} is not a status ({', '.join(sorted(STATUSES))})")
+        filters["statuses"] = [s.upper() for s in statuses]
+    ids = listed(params.get("filter.ids"))
+    if ids is not None:
+        bad = [i for i in ids if not NCT_ID.match(i)]
+        if bad:
+            raise V2Error(f"filter.ids: {bad[0]!r} is not an NCT ID")
+        filters["ids"] = [f"NCT{int(NCT_ID.match(i).group(1)):08d}" for i in ids]
+    geo = params.get("filter.geo")
+    if geo is not None:
+        found = GEO.match(geo.replace(" ", ""))
+        if not found:
+            raise V2Error("filter.geo must be distance(latitude,longitude,distance) with km or mi, "
+                          f"for example distance(39.0035707,-77.1013313,50mi); not {geo!r}")
+        lat, lon, distance, unit = float(found[1]), float(found[2]), float(found[3]), found[4] or "km"
+        filters.update(geo_lat=lat, geo_lon=lon, geo_km=distance * (1.609344 if unit == "mi" else 1.0))
+    for pair in listed(params.get("aggFilters")) or []:
+        name, _, options = pair.partition(":")
+        if name not in AGG_FILTERS:
+            raise V2Error(f"aggFilters: {name!r} is not supported by ctmirror (supported: {', '.join(AGG_FILTERS)})")
+        column, keys = AGG_FILTERS[name]
+        chosen = []
+        for option in options.split():
+            if option.lower() not in keys:
+                raise V2Error(f"aggFilters: {name}:{option} is not an option (one of {', '.join(keys)})")
+            value = keys[option.lower()]
+            chosen.extend(value if isinstance(value, tuple) else [value])
+        if not chosen:
+            raise V2Error(f"aggFilters: {name} needs at least one option")
+        if column == "results":
+            filters["results"] = chosen[0] if len(set(chosen)) == 1 else None
+        else:
+            current = filters[column]
+            filters[column] = chosen if current is None else [c for c in current if c in chosen]
+    return filters
+
+
+def _sort(value: str | None, *, has_query: bool) -> list[tuple[str, int]]:
+    items = listed(value) or []
+    if len(items) > 2:
+        raise V2Error("sort takes at most two fields")
+    sort = []
+    for item in items:
+        name, _, direction = item.partition(":")
+        name = name.strip()
+        if name == "@relevance":
+            field = "relevance"
+        elif leaf_pieces().get(name.lower(), "").lower() in SORTABLE:
+            field = SORTABLE[leaf_pieces()[name.lower()].lower()]
+        else:
+            raise V2Error(f"sort: {name!r} is not sortable here (@relevance, {', '.join(SORTABLE.values())}, or "
+                          "their field paths)")
+        # the spec's defaults: a date descending, a number ascending, relevance descending
+        direction = direction or ("asc" if field == "EnrollmentCount" else "desc")
+        if direction not in ("asc", "desc"):
+            raise V2Error(f"sort: {item!r}: the direction is asc or desc")
+        sort.append((field, 1 if direction == "asc" else -1))
+    if not sort and has_query:
+        sort = [("relevance", -1)]
+    return sort
+
+

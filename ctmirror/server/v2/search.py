@@ -1,0 +1,226 @@
+"""GET /api/v2/studies answered: a page of matches in its order, the records as stored or as of a cutoff,
+projected to `fields`, as JSON or CSV."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import replace
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+
+from ctmirror.answers import PARAMETER, execute_prepared, forget_plans
+from ctmirror.core.record_files import RECORDS, record_files_of
+from ctmirror.core.sqlfiles import read_sql, sql_literal
+from ctmirror.server.csv_columns import csv_text as write_csv
+from ctmirror.server.records import project, record_as_of
+from ctmirror.server.v2.areas import (
+    SORTABLE,
+)
+from ctmirror.server.v2.errors import V2Error
+from ctmirror.server.v2.matcher import Matcher
+from ctmirror.server.v2.page_tokens import (
+    write_page_token,
+)
+from ctmirror.server.v2.request import (
+    Search,
+    parse_request,
+)
+
+if TYPE_CHECKING:
+    from ctmirror.mirror import Mirror
+
+
+# ---- answering -----------------------------------------------------------------------------------------------
+def studies(mirror: Mirror, params: dict[str, str], as_of: date | None, *,
+            as_stored: bool = False) -> tuple[dict[str, Any], Search]:
+    """The page of GET /api/v2/studies: {"studies": [...], "nextPageToken"?, "totalCount"?}. as_stored: where
+    the records are served whole as stored (no `fields`, no cutoff), each is its stored JSON text (bytes), for
+    page_json: parsing and writing them again was most of a page's Python."""
+    search = parse_request(params, mirror)
+    matcher = Matcher(mirror, as_of)
+    return _page(mirror, search, matcher, _found(matcher, search), has_query=bool(search.queries), as_of=as_of,
+                 as_stored=as_stored and search.fields is None and as_of is None), search
+
+
+def _found(matcher: Matcher, search: Search) -> str:
+    """The term of the studies every query of the search finds (none: every study shown, through the same query)."""
+    found = None
+    for context, tree in search.queries:
+        matched = matcher.evaluate(tree, context)
+        found = matched if found is None else matcher.combine("and", found, matched)
+    return matcher.leaf_table("no_terms") if found is None else found
+
+
+def matching_nct_ids(mirror: Mirror, params: dict[str, str], as_of: date | None, limit: int) -> tuple[list[str], int]:
+    """The NCT IDs of the first `limit` studies a v2 query finds (by its order), and how many it finds: no record
+    is read (the MCP search tool's Essie expression becomes its list of trials)."""
+    search = replace(parse_request(params, mirror), page_size=limit, count_total=True)
+    matcher = Matcher(mirror, as_of)
+    rows = _page_rows(mirror, search, matcher, _found(matcher, search), has_query=bool(search.queries), as_of=as_of)
+    nct_at = 1 + PAGE_COLUMNS.index("nct_id")
+    return [row[nct_at] for row in rows[:limit]], rows[0][0] if rows else 0
+
+
+# Where a v2 search's values go in serve_args (sql/serve/args_table.sql), by type; a list is of texts but `near`'s.
+ARGUMENT_LISTS = {str: "texts", list: "text_lists", int: "integers", float: "numbers", date: "dates", bool: "flags"}
+
+
+def make_search_arguments(mirror: Mirror) -> bool:
+    """Makes the connection's serve_args table unless it is there (the server's pool does when it opens a
+    Mirror, before anything is prepared on it); whether it made it."""
+    create = read_sql("serve/args_table.sql")
+    if create in mirror.argument_tables:
+        return False
+    mirror.con.execute(create)
+    mirror.argument_tables.add(create)
+    return True
+
+
+def _literal(value: Any) -> str:
+    """One of our own names or numbers as SQL (see _page): never a value the request gave."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return sql_literal(value)
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return "[" + ", ".join(sql_literal(item) for item in value) + "]::VARCHAR[]"
+    raise TypeError(f"not one of ours: {value!r}")
+
+
+PAGE_COLUMNS = ("version_no", "nct_id", "content_hash", "overall_status", "why_stopped", "results_posted",
+                "results_first_post_date", "enrollment_type", "last_update_post_date", "as_of_exact", "record_file",
+                "record_row")
+
+
+def _page_rows(mirror: Mirror, search: Search, matcher: Matcher, found: str, *, has_query: bool,
+               as_of: date | None) -> list[tuple[Any, ...]]:
+    """The rows of a page: the total count, then PAGE_COLUMNS; one more row than the page, when there is more."""
+    sort = search.sort + [(None, 1)] * (2 - len(search.sort))
+    query_params = {"as_of": as_of, "has_query": has_query, **search.filters, **matcher.params,
+                    "dir1": sort[0][1], "dir2": sort[1][1], "limit": search.page_size + 1, "offset": search.offset}
+    if query_params["ids"] is not None:
+        query_params["ids"] = mirror.con.execute(read_sql("serve/ids_with_aliases.sql"),
+                                                 {"ids": query_params["ids"]}).fetchone()[0] or []
+    geo = {name: query_params.pop(name) for name in ("geo_lat", "geo_lon", "geo_km")}
+    query_params["near"] = None if geo["geo_lat"] is None else \
+        mirror.con.execute(read_sql("calls/near_versions.sql"), geo).fetchone()[0]
+    statement, lists = _shaped(read_sql("serve/page.sql").replace(
+        "{matches}", read_sql("serve/matches.sql").replace("{found}", matcher.found(found))), query_params, sort,
+        own=matcher.own)
+    if make_search_arguments(mirror):
+        forget_plans(mirror)  # made after statements were prepared: they would be planned at every execution
+    mirror.con.execute(read_sql("serve/set_args.sql"), lists)
+    name = "v2_search_" + hashlib.sha256(statement.encode()).hexdigest()[:20]
+    return execute_prepared(mirror, name, lambda: statement).fetchall()
+
+
+def _page(mirror: Mirror, search: Search, matcher: Matcher, found: str, *, has_query: bool,
+          as_of: date | None, as_stored: bool) -> dict[str, Any]:
+    rows = _page_rows(mirror, search, matcher, found, has_query=has_query, as_of=as_of)
+    shown = [dict(zip(PAGE_COLUMNS, row[1:])) for row in rows]
+    more = len(shown) > search.page_size
+    shown = shown[:search.page_size]
+    if as_stored:
+        texts = stored_texts(mirror, shown)
+        page: dict[str, Any] = {"studies": [t if isinstance(t, bytes) else t.encode("utf-8") for t in texts]}
+    else:
+        page = {"studies": [shape(r, search.fields) for r in stored_records(mirror, shown, as_of)]}
+    if search.count_total and search.offset == 0:
+        page["totalCount"] = rows[0][0] if rows else 0
+    if more:
+        page["nextPageToken"] = write_page_token(mirror, search.offset + len(shown), search.fingerprint)
+    return page
+
+
+def _shaped(statement: str, query_params: dict[str, Any], sort: list[tuple[str | None, int]], *,
+            own: list[str]) -> tuple[str, dict[str, list[Any]]]:
+    """A search's statement with each `$name` written in, and the values for serve_args (set_args.sql).
+
+    Written in: an absent filter or cutoff as the NULL literal, our own names (sort fields; `own`: search fields,
+    areas, a value's test) and numbers we made or validated (page bounds, directions): DuckDB folds a literal away
+    with the test or choice it guards, where it evaluates a parameter's on every row (reading a column of every
+    trial_card row for each filter and sort field). Every value of the request's is read from its place in
+    serve_args, so the text depends on the request's shape alone and is prepared once per connection."""
+    written = {name: "NULL" for name, value in query_params.items() if value is None}
+    for name, (field, _) in zip(("sort1", "sort2"), sort):
+        if field is not None and field != "relevance" and field not in SORTABLE.values():
+            raise V2Error(f"sort: {field!r} is not sortable here")
+        written[name] = "NULL" if field is None else sql_literal(field)
+    for name in ("has_query", "dir1", "dir2", "limit", "offset", *own):
+        if query_params[name] is not None:
+            written[name] = _literal(query_params[name])
+    values = {name: value for name, value in query_params.items() if name not in written}
+    argument = "\n".join(line for line in read_sql("serve/argument.sql").splitlines() if not line.startswith("--"))
+    lists: dict[str, list[Any]] = {column: [] for column in (*ARGUMENT_LISTS.values(), "integer_lists")}
+    for name in sorted(values):  # the same places for the same shape
+        column = "integer_lists" if name == "near" else ARGUMENT_LISTS[type(values[name])]
+        lists[column].append(values[name])
+        written[name] = argument.replace("{list}", column).replace("{position}", str(len(lists[column])))
+    return PARAMETER.sub(lambda found: written.get(found[1], found[0]), statement), lists
+
+
+def page_json(page: dict[str, Any]) -> bytes:
+    """A page as the API writes it; records given as stored JSON text (studies(as_stored=True)) are copied in."""
+    if not page["studies"] or not isinstance(page["studies"][0], bytes):
+        return json.dumps(page, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    rest = json.dumps({k: v for k, v in page.items() if k != "studies"}, separators=(",", ":")).encode("utf-8")
+    return b'{"studies":[' + b",".join(page["studies"]) + b"]" + (b"," + rest[1:] if len(rest) > 2 else b"}")
+
+
+def stored_records(mirror: Mirror, shown: list[dict[str, Any]], as_of: date | None,
+                   withheld: list[list[str]] | None = None) -> list[dict[str, Any]]:
+    """The stored records of the rows shown, in their order, as of the cutoff; `withheld` is given, per record,
+    the paths record_as_of left out."""
+    records = []
+    for row, text in zip(shown, stored_texts(mirror, shown)):
+        out: list[str] = []
+        records.append(record_as_of(json.loads(text), row, as_of, out))
+        if withheld is not None:
+            withheld.append(out)
+    return records
+
+
+def stored_texts(mirror: Mirror, shown: list[dict[str, Any]]) -> list[bytes | str]:
+    """The records of the rows shown as received (JSON text), in their order: each from its segment's record file
+    (study_version.record_file and record_row); where there is none (a snapshot an older ctmirror made), from the
+    Parquet file holding it, by literal NCT IDs, so a lookup reads a row group or two, not every segment."""
+    files = record_files_of(mirror.warehouse.root)
+    texts: list[bytes | str | None] = [files.read(row["record_file"], row["record_row"]) for row in shown]
+    raw: dict[tuple[str, str], str] = {}
+    by_file: dict[str, set[str]] = {}
+    for row, text in zip(shown, texts):
+        if text is not None:
+            continue
+        if not STORED_NCT_ID.fullmatch(row["nct_id"]):
+            raise V2Error(f"unexpected NCT ID {row['nct_id']!r} in the warehouse", status=500)
+        by_file.setdefault(row["record_file"], set()).add(row["nct_id"])
+    for file, ids in by_file.items():
+        path = sql_literal(str(mirror.warehouse.root.resolve() / file))
+        query = (read_sql("serve/records.sql").replace("{file}", path)
+                 .replace("{nct_ids}", ", ".join(sql_literal(i) for i in sorted(ids))))
+        try:
+            raw.update({(n, h): text for n, h, text in mirror.con.execute(query).fetchall()})
+        except duckdb.BinderException as exc:  # a segment keeps its records in its record file alone
+            raise V2Error(f"{Path(file).parent} has lost its record file ({RECORDS}): run `ctmirror rebuild`, "
+                          f"which writes it again from raw/", status=500) from exc
+    return [raw[(row["nct_id"], row["content_hash"])] if text is None else text for row, text in zip(shown, texts)]
+
+
+STORED_NCT_ID = re.compile(r"NCT\d{8}")
+
+
+def shape(record: dict[str, Any], paths: list[tuple[str, ...]] | None) -> dict[str, Any]:
+    return record if paths is None else project(record, paths)
+
+
+def csv_text(page: dict[str, Any], search: Search, *, header: bool) -> str:
+    return write_csv(page["studies"], search.csv_columns or [], header=header)
+
+

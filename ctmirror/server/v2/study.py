@@ -1,0 +1,165 @@
+"""GET /api/v2/studies/{nctId}: one study, by NCT ID or alias, as stored or as of a cutoff; on the current state
+looked up without DuckDB (CurrentStudies)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from array import array
+from bisect import bisect_left
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ctmirror.core.record_files import record_files_of
+from ctmirror.core.sqlfiles import read_sql
+from ctmirror.server.records import UnknownField, field_paths
+from ctmirror.server.v2.errors import V2Error
+from ctmirror.server.v2.request import NCT_ID, check_markup_format, listed
+from ctmirror.server.v2.search import (
+    PAGE_COLUMNS,
+    shape,
+    stored_records,
+)
+
+if TYPE_CHECKING:
+    from ctmirror.mirror import Mirror
+
+
+class CurrentStudies:
+    """Where each study's record is in the current state, for the single-study lookups that are most of a
+    server's requests: NCT numbers in order beside the file and row of the version shown, and the aliases, read
+    once per state; a lookup is a binary search (microseconds, where study_by_id.sql costs milliseconds)."""
+
+    def __init__(self, mirror: Mirror) -> None:
+        table = mirror.con.execute(read_sql("serve/current_records.sql")).to_arrow_table()
+        files = table.column("record_file").combine_chunks().dictionary_encode()  # a few hundred files
+        self.files = files.dictionary.to_pylist()
+        self.file_nos = array("i", files.indices.to_pylist())
+        self.numbers, self.rows = (array("i", table.column(name).to_pylist()) for name in ("nct_number", "record_row"))
+        self.aliases = dict(mirror.con.execute(read_sql("serve/aliases.sql")).fetchall())
+
+    def find(self, nct_id: str) -> tuple[str, str, int] | None:
+        """(canonical NCT ID, record file, record row) of an NCT ID or alias in canonical form; None: no study."""
+        nct_id = self.aliases.get(nct_id, nct_id)
+        number = int(nct_id[3:])
+        at = bisect_left(self.numbers, number)
+        if at == len(self.numbers) or self.numbers[at] != number:
+            return None
+        return nct_id, self.files[self.file_nos[at]], self.rows[at]
+
+
+_CURRENT: dict[tuple[Path, str], CurrentStudies] = {}
+_CURRENT_LOCK = threading.Lock()
+
+
+def current_studies(mirror: Mirror) -> CurrentStudies:
+    """The CurrentStudies of the state a Mirror reads, shared by a process's Mirrors of it (the last two states
+    asked for are kept: a server moving to a new state still finishes requests on the old one)."""
+    key = (mirror.warehouse.root.resolve(), mirror.state_id)
+    with _CURRENT_LOCK:
+        found = _CURRENT.get(key)
+        if found is None:
+            found = _CURRENT[key] = CurrentStudies(mirror)
+            while len(_CURRENT) > 2:
+                del _CURRENT[next(iter(_CURRENT))]
+        return found
+
+
+def canonical_nct_id(nct_id: str) -> str:
+    found = NCT_ID.match(nct_id)
+    if not found:
+        raise V2Error(f"{nct_id!r} is not an NCT ID (NCT followed by up to 8 digits)")
+    return f"NCT{int(found.group(1)):08d}"
+
+
+def _study_params(params: dict[str, str]) -> list[tuple[str, ...]] | None:
+    """The fields a single-study request projects to (None: the whole record), or a V2Error."""
+    unknown = sorted(set(params) - {"fields", "format", "markupFormat"})
+    if unknown:
+        raise V2Error(f"unknown parameter {unknown[0]!r}")
+    if params.get("format", "json") != "json":
+        raise V2Error("format: a single study is served as json")
+    check_markup_format(params)
+    if not params.get("fields"):
+        return None
+    try:
+        return field_paths(listed(params["fields"]) or [])
+    except UnknownField as exc:
+        raise V2Error(f"fields: {str(exc)!r} is not a field of the study record") from None
+
+
+def study_text(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: date | None,
+               shown_as: dict[str, Any] | None = None) -> tuple[str, bytes]:
+    """(canonical NCT ID, JSON body) of GET /api/v2/studies/{nctId}: the current state's whole record is served as
+    stored, found without a query; a record at a cutoff or projected is shaped from it. shown_as: see study()."""
+    found = _current_text(mirror, nct_id, params, as_of)
+    if found is not None:
+        return found
+    canonical, record = study_by_query(mirror, nct_id, params, as_of, shown_as)
+    return canonical, json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def study(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: date | None,
+          shown_as: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    """(canonical NCT ID, record) of GET /api/v2/studies/{nctId}; V2Error 404 when there is none at the cutoff.
+    shown_as: given as_of_exact and withheld (see study_by_query)."""
+    found = _current_text(mirror, nct_id, params, as_of)
+    if found is not None:
+        if shown_as is not None:
+            shown_as.update(as_of_exact=True, withheld=[])
+        return found[0], json.loads(found[1])
+    return study_by_query(mirror, nct_id, params, as_of, shown_as)
+
+
+def _current_text(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: date | None) -> tuple[str, bytes] | None:
+    """The whole stored record of a study on the current state, by CurrentStudies and the record files; None where
+    that does not answer (a cutoff, `fields`, a segment without a record file)."""
+    if as_of is not None or _study_params(params):
+        return None
+    return _stored_text(current_studies(mirror), mirror.warehouse.root, nct_id)
+
+
+def _stored_text(studies: CurrentStudies, root: Path, nct_id: str) -> tuple[str, bytes] | None:
+    """(canonical NCT ID, stored record) of a study on the state `studies` looks up, from its record file; None
+    where its segment has none; a V2Error 404 where there is no such study."""
+    wanted = canonical_nct_id(nct_id)
+    found = studies.find(wanted)
+    if found is None:
+        raise V2Error(f"Study not found: {wanted}", status=404)
+    text = record_files_of(root).read(found[1], found[2])
+    return None if text is None else (found[0], text)
+
+
+def loaded_current_text(root: Path, state_id: str, nct_id: str, params: dict[str, str]) -> tuple[str, bytes] | None:
+    """_current_text without a Mirror, where this process has the state's CurrentStudies already: a server's
+    single-study request then waits for no reader (a reader may be busy with a search for tens of milliseconds).
+    None where that does not answer."""
+    if _study_params(params):
+        return None
+    with _CURRENT_LOCK:
+        studies = _CURRENT.get((Path(root).resolve(), state_id))
+    return None if studies is None else _stored_text(studies, root, nct_id)
+
+
+def study_by_query(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: date | None,
+                   shown_as: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    """study() through sql/serve/study_by_id.sql: the row a cutoff shows, its record shaped as of it; `shown_as`
+    is given whether it is exact and what was withheld (`as_of_exact`, `withheld`) and, for a reconstruction, the
+    last-update date of the version it was made from (`reconstructed_from`)."""
+    paths = _study_params(params)
+    wanted = canonical_nct_id(nct_id)
+    rows = mirror.con.execute(read_sql("serve/study_by_id.sql"), {"nct_id": wanted, "as_of": as_of}).fetchall()
+    if not rows:
+        raise V2Error(f"Study not found: {wanted}" + (f" (as of {as_of})" if as_of else ""), status=404)
+    shown = dict(zip((*PAGE_COLUMNS, "reconstructed_from"), rows[0]))
+    withheld: list[list[str]] = []
+    record = stored_records(mirror, [shown], as_of, withheld)[0]
+    if shown_as is not None:
+        exact = bool(shown["as_of_exact"]) if as_of else True
+        shown_as.update(as_of_exact=exact, withheld=withheld[0])
+        if as_of and shown["reconstructed_from"] is not None:
+            shown_as["reconstructed_from"] = shown["reconstructed_from"].isoformat()
+    return shown["nct_id"], shape(record, paths)
+
+
