@@ -13,7 +13,8 @@ import jsonschema
 import pytest
 
 from ctmirror import Mirror
-from ctmirror.server import field_stats, v2
+from ctmirror.server import v2
+from ctmirror.server.v2 import field_stats
 
 SCHEMAS = json.loads((Path(__file__).parent / "data" / "spec" / "field-stats-schemas.json").read_text())
 SCHEMA_OF = {"ENUM": "EnumStats", "STRING": "StringStats", "DATE": "DateStats", "INTEGER": "IntegerStats",

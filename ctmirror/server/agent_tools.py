@@ -31,9 +31,10 @@ from ctmirror.core.words import search_norm
 from ctmirror.mirror import Mirror
 from ctmirror.models import left_out_of
 from ctmirror.registry import METHODS, STATISTIC_NAMES, StatisticRequest
-from ctmirror.server import field_stats, v2
+from ctmirror.server import v2
 from ctmirror.server.pool import MirrorPool
 from ctmirror.server.records import field_tree
+from ctmirror.server.v2 import field_stats
 
 MAX_RESULTS_STUDIES = 20
 PHASES = ("EARLY_PHASE1", "PHASE1", "PHASE2", "PHASE3", "PHASE4", "NA")

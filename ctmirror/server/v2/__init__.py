@@ -1,7 +1,7 @@
 """The ClinicalTrials.gov v2 API answered from a Mirror: GET /api/v2/studies with its query parameters, the Essie
 expressions they hold (ctmirror/server/essie.py) matched as the methods match, filters, sorting, paging with
 page tokens, `fields` projections and CSV; GET /api/v2/studies/{nctId}. Every query runs from sql/serve/ with its
-values bound. The statistics endpoints are ctmirror/server/field_stats.py; the routes, ctmirror/server/app.py.
+values bound.
 
     areas.py        where an Essie term is looked for: the parameters' contexts, every AREA[...] name, sort fields
     request.py      a request's parameters parsed and checked (Search)
@@ -9,6 +9,8 @@ values bound. The statistics endpoints are ctmirror/server/field_stats.py; the r
     search.py       a page of matches, its records as stored or as of a cutoff, JSON or CSV
     study.py        one study by NCT ID or alias
     page_tokens.py  signed page tokens
+    field_stats.py  /stats/field/values and /stats/field/sizes of any field of the record
+    routes.py       the HTTP routes (/api/v2/...)
     errors.py       V2Error: what the API would refuse, as a 400 (or 404) naming it
 
 Each Essie term becomes a set of versions (with scores, for relevance) from one leaf query; AND, OR and NOT combine

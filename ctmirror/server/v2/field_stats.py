@@ -24,7 +24,8 @@ import msgspec
 
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.server.records import field_nodes, leaf_pieces, record_as_of
-from ctmirror.server.v2 import PAGE_COLUMNS, V2Error, stored_texts
+from ctmirror.server.v2.errors import V2Error
+from ctmirror.server.v2.search import PAGE_COLUMNS, stored_texts
 
 if TYPE_CHECKING:
     from ctmirror.mirror import Mirror
