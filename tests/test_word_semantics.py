@@ -14,7 +14,7 @@ import pytest
 
 from ctmirror import Mirror
 from ctmirror.core.sqlfiles import read_sql
-from ctmirror.core.words import query_norm
+from ctmirror.core.words import query_norm, search_norm
 from ctmirror.server import essie, v2
 
 PAGES = Path(__file__).parent / "data" / "pages"
@@ -246,3 +246,25 @@ def test_query_term_finds_a_study_by_a_text_in_any_one_of_its_areas(m, area):
           AND v.is_current AND length(t.norm) BETWEEN 8 AND 60
         ORDER BY v.nct_id, t.norm LIMIT 1""", {"area": area}).rows()[0]
     assert nct_id in found(m, **{"query.term": f'"{text.strip()}"'})
+
+
+def test_coverage_asks_for_the_whole_text_its_beginning_or_its_end(m, records):
+    """COVERAGE[FullMatch|StartsWith|EndsWith] on conditions, against the records' own condition texts."""
+    term = search_norm("type 2 diabetes")
+
+    def having(test) -> set[str]:
+        return {r["protocolSection"]["identificationModule"]["nctId"] for r in records
+                if any(test(search_norm(c)) for c in r["protocolSection"].get("conditionsModule", {})
+                       .get("conditions", []))}
+
+    whole, first, last = having(lambda c: c == term), having(lambda c: c.startswith(term)), \
+        having(lambda c: c.endswith(term))
+    assert whole < first and whole < last and first != last
+    for coverage, expected in (("FullMatch", whole), ("StartsWith", first), ("EndsWith", last)):
+        assert set(found(m, **{"query.term": f"AREA[Condition]COVERAGE[{coverage}](type 2 diabetes)"})) == expected
+    contains = set(found(m, **{"query.term": "AREA[Condition]COVERAGE[Contains](type 2 diabetes)"}))
+    assert contains == set(found(m, **{"query.term": "AREA[Condition](type 2 diabetes)"})) >= first | last
+    with pytest.raises(v2.V2Error, match="COVERAGE"):
+        found(m, **{"query.term": "AREA[Phase]COVERAGE[FullMatch]PHASE2"})
+    with pytest.raises(v2.V2Error, match="COVERAGE"):
+        found(m, **{"query.term": "COVERAGE[Partly]asthma"})

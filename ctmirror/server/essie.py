@@ -2,11 +2,12 @@
 
 Supported: words and "quoted phrases", AND, OR, NOT (and a leading minus), parentheses, AREA[Field] before a term or
 a parenthesised expression, RANGE[low, high] with MIN/MAX, dates and ages ("50 years"), MISSING,
-EXPANSION[None|Term|Concept|Relaxation|Lossy] before a term, a word's prefix (asthm*: three letters or more) and a
+EXPANSION[None|Term|Concept|Relaxation|Lossy] and COVERAGE[FullMatch|StartsWith|EndsWith|Contains] before a
+term, a word's prefix (asthm*: three letters or more) and a
 boost after a term (asthma^2: its score doubled, what matches unchanged). Adjacent words with no operator between
 them are one Words node: the matcher finds them as a phrase or scattered over the area's fields (each word
 somewhere), ranking the phrase higher; a quoted phrase only as a phrase (docs/methods.md). Anything else
-(SEARCH[...], COVERAGE[...], a dangling operator, an unclosed bracket) is an EssieError naming the part, which the
+(SEARCH[...], a dangling operator, an unclosed bracket) is an EssieError naming the part, which the
 server answers with 400: never a silently different answer.
 """
 
@@ -72,6 +73,14 @@ class Expansion:
 
 
 @dataclass(frozen=True)
+class Coverage:
+    """COVERAGE[how] before a term: how much of a field's text it must cover (how: one of COVERAGES, lower case):
+    all of it, its beginning, its end, or any part (contains, the default)."""
+    how: str
+    expression: object
+
+
+@dataclass(frozen=True)
 class Not:
     expression: object
 
@@ -87,6 +96,7 @@ class Or:
 
 
 EXPANSIONS = ("none", "term", "concept", "relaxation", "lossy")
+COVERAGES = ("fullmatch", "startswith", "endswith", "contains")
 _TOKEN = re.compile(r'\s*(?:(?P<quoted>"[^"]*")|(?P<open>\()|(?P<close>\))|(?P<op>\b(?:AND|OR|NOT)\b)'
                     r'|(?P<operator>(?:AREA|RANGE|EXPANSION|SEARCH|COVERAGE|DISTANCE)\[[^\]]*\])'
                     r'|(?P<missing>\bMISSING\b)|(?P<minus>-(?=\S))|(?P<boost>\^\d+(?:\.\d+)?(?=[\s()]|$))'
@@ -220,6 +230,11 @@ class _Parser:
                 if argument.lower() not in EXPANSIONS:
                     raise EssieError(f"EXPANSION[{argument}] is not one of {', '.join(EXPANSIONS)}", value)
                 return Expansion(argument.lower(), self.unary(depth + 1))
+            if name == "COVERAGE":
+                if argument.lower() not in COVERAGES:
+                    raise EssieError(f"COVERAGE[{argument}] is not one of FullMatch, StartsWith, EndsWith, Contains",
+                                     value)
+                return Coverage(argument.lower(), self.unary(depth + 1))
             raise EssieError(f"{name}[...] is not supported by ctmirror", value)
         if value.endswith("*") and value.rstrip("*"):
             stem = value.rstrip("*")

@@ -20,6 +20,7 @@ class Context:
     field: str = ""
     areas: tuple[str, ...] | None = None
     expansion: str = "relaxation"  # Essie's EXPANSION level in force (EXPANSION_LEVELS)
+    coverage: str = "contains"  # Essie's COVERAGE in force (essie.COVERAGES)
 
 
 # EXPANSION[level] → (concept expansion, scattered words): None and Term match the words as written (plural and

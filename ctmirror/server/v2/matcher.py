@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 # ---- matching ------------------------------------------------------------------------------------------------
 # A leaf's parameters that are our own names: a search field, its areas, a value's test, how far its words
 # expand (see _page): literals, so a plan knows them (a branch of scattered words never taken is planned away).
-OWN_KEYS = ("field", "areas", "test", "expand", "relax")
+OWN_KEYS = ("field", "areas", "test", "expand", "relax", "how")
 
 
 
@@ -98,15 +98,24 @@ class Matcher:
             return self._term(read_sql("serve/boost.sql").replace("{inner}", inner), factor=node.factor)
         if isinstance(node, essie.Expansion):
             return self.evaluate(node.expression, replace(context, expansion=node.level))
+        if isinstance(node, essie.Coverage):
+            return self.evaluate(node.expression, replace(context, coverage=node.how))
         if isinstance(node, essie.Area):
             inner = area_context(node.field)
             if inner is None:
                 raise V2Error(f"AREA[{node.field}] is not supported by ctmirror: see /api/v2/studies/search-areas "
                               "and docs/serve.md for the areas it searches")
-            return self.evaluate(node.expression, replace(inner, expansion=context.expansion))
+            return self.evaluate(node.expression, replace(inner, expansion=context.expansion,
+                                                          coverage=context.coverage))
         return self.leaf(node, context)
 
     def leaf(self, node: object, context: Context) -> str:
+        if context.coverage != "contains":
+            if context.kind != "text" or not isinstance(node, essie.Words):
+                raise V2Error("COVERAGE[...] applies to words in the text areas (/api/v2/studies/search-areas), "
+                              "not to this term")
+            return self.leaf_table("chosen_texts_leaf", field=context.field, how=context.coverage,
+                                   term=search_norm(node.text), areas=list(context.areas) if context.areas else None)
         if context.kind == "value":
             return self._value(node, context.field)
         if isinstance(node, (essie.Range, essie.Missing)):
@@ -116,7 +125,8 @@ class Matcher:
             if context.kind != "text":
                 raise V2Error(f"a wildcard ({node.text}*) applies to the text areas (/api/v2/studies/search-areas), "
                               "not to this one")
-            return self.leaf_table("prefix_leaf", field=context.field, prefix=search_norm(node.text).strip(),
+            return self.leaf_table("chosen_texts_leaf", field=context.field, how="prefix",
+                                   term=search_norm(node.text).strip(),
                                    areas=list(context.areas) if context.areas else None)
         text = node.text
         if context.kind == "text":
