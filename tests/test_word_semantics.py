@@ -268,3 +268,27 @@ def test_coverage_asks_for_the_whole_text_its_beginning_or_its_end(m, records):
         found(m, **{"query.term": "AREA[Phase]COVERAGE[FullMatch]PHASE2"})
     with pytest.raises(v2.V2Error, match="COVERAGE"):
         found(m, **{"query.term": "COVERAGE[Partly]asthma"})
+
+
+def test_search_location_finds_the_terms_in_one_site(m, records):
+    """SEARCH[Location](...): every part in one site's place, against the records' sites; the same terms over the
+    whole study find more (Boston in one site, France in another)."""
+    def sites_holding(*parts: str) -> set[str]:
+        return {r["protocolSection"]["identificationModule"]["nctId"] for r in records
+                if any(all(search_norm(p) in search_norm(" , ".join(filter(None, (x.get("city"), x.get("state"),
+                                                                                    x.get("country")))))
+                           for p in parts)
+                       for x in r["protocolSection"].get("contactsLocationsModule", {}).get("locations", []))}
+
+    boston = sites_holding("Boston", "Massachusetts")
+    assert len(boston) > 50 and set(found(m, **{
+        "query.term": "SEARCH[Location](AREA[LocationCity]Boston AND AREA[LocationState]Massachusetts)"})) == boston
+    either = sites_holding("Paris", "France") | sites_holding("Lyon", "France")
+    assert set(found(m, **{"query.term": "SEARCH[Location]((Paris OR Lyon) AND AREA[LocationCountry]France)"})) == \
+        either
+    assert not found(m, **{"query.term": "SEARCH[Location](AREA[LocationCity]Boston AND AREA[LocationCountry]France)"})
+    assert found(m, **{"query.term": "AREA[LocationCity]Boston AND AREA[LocationCountry]France"})
+    for refused in ("SEARCH[Location](NOT Boston)", "SEARCH[Location](AREA[LocationFacility]Mayo)",
+                    "SEARCH[Outcome](pain)"):
+        with pytest.raises(v2.V2Error, match="SEARCH"):
+            found(m, **{"query.term": refused})

@@ -3,12 +3,12 @@
 Supported: words and "quoted phrases", AND, OR, NOT (and a leading minus), parentheses, AREA[Field] before a term or
 a parenthesised expression, RANGE[low, high] with MIN/MAX, dates and ages ("50 years"), MISSING,
 EXPANSION[None|Term|Concept|Relaxation|Lossy] and COVERAGE[FullMatch|StartsWith|EndsWith|Contains] before a
-term, a word's prefix (asthm*: three letters or more) and a
+term, SEARCH[Location](...) (its terms found in one site), a word's prefix (asthm*: three letters or more) and a
 boost after a term (asthma^2: its score doubled, what matches unchanged). Adjacent words with no operator between
 them are one Words node: the matcher finds them as a phrase or scattered over the area's fields (each word
 somewhere), ranking the phrase higher; a quoted phrase only as a phrase (docs/methods.md). Anything else
-(SEARCH[...], a dangling operator, an unclosed bracket) is an EssieError naming the part, which the
-server answers with 400: never a silently different answer.
+(SEARCH[...] of another part of the record, a dangling operator, an unclosed bracket) is an EssieError naming the
+part, which the server answers with 400: never a silently different answer.
 """
 
 from __future__ import annotations
@@ -77,6 +77,14 @@ class Coverage:
     """COVERAGE[how] before a term: how much of a field's text it must cover (how: one of COVERAGES, lower case):
     all of it, its beginning, its end, or any part (contains, the default)."""
     how: str
+    expression: object
+
+
+@dataclass(frozen=True)
+class Search:
+    """SEARCH[part](...): the expression's terms found together in one element of a list of the record, such as
+    one site (part: "location", lower case)."""
+    part: str
     expression: object
 
 
@@ -235,6 +243,10 @@ class _Parser:
                     raise EssieError(f"COVERAGE[{argument}] is not one of FullMatch, StartsWith, EndsWith, Contains",
                                      value)
                 return Coverage(argument.lower(), self.unary(depth + 1))
+            if name == "SEARCH":
+                if argument.lower() != "location":
+                    raise EssieError(f"SEARCH[{argument}] is not supported by ctmirror: SEARCH[Location] is", value)
+                return Search("location", self.unary(depth + 1))
             raise EssieError(f"{name}[...] is not supported by ctmirror", value)
         if value.endswith("*") and value.rstrip("*"):
             stem = value.rstrip("*")

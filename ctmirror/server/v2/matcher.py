@@ -12,6 +12,7 @@ from ctmirror.answers import PARAMETER
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.words import search_norm
 from ctmirror.server import essie
+from ctmirror.server.records import leaf_pieces
 from ctmirror.server.v2.areas import (
     DATE_AREAS,
     EXPANSION_LEVELS,
@@ -98,6 +99,8 @@ class Matcher:
             return self._term(read_sql("serve/boost.sql").replace("{inner}", inner), factor=node.factor)
         if isinstance(node, essie.Expansion):
             return self.evaluate(node.expression, replace(context, expansion=node.level))
+        if isinstance(node, essie.Search):
+            return self.one_site(node.expression)
         if isinstance(node, essie.Coverage):
             return self.evaluate(node.expression, replace(context, coverage=node.how))
         if isinstance(node, essie.Area):
@@ -166,6 +169,15 @@ class Matcher:
                 "description": "description_leaf"}[context.kind]
         return self.leaf_table(leaf, phrase=text)
 
+    def one_site(self, expression: object) -> str:
+        """SEARCH[Location](...): studies with one site whose place (city, state, country) holds every part of one
+        of the expression's alternatives (its OR of ANDs), each part words, bare or under AREA[LocationCity|...]."""
+        found = None
+        for parts in _alternatives(expression):
+            site = self.leaf_table("location_leaf", phrase=", ".join(parts))
+            found = site if found is None else self.combine("or", found, site)
+        return found
+
     def identifier(self, text: str, areas: list[str] | None, score: float) -> str:
         """The versions whose organisation's study ID or a secondary ID (within areas; None: both) is `text`."""
         return self.leaf_table("identifier_leaf", norm=search_norm(text), areas=areas, score=score)
@@ -227,3 +239,26 @@ def _bound(field: str, text: str, *, high: bool = False) -> tuple[str, Any]:
         raise V2Error(f"RANGE of AREA[{field}]: {text!r} is not a date (YYYY-MM-DD, YYYY-MM or YYYY)") from None
 
 
+
+
+SITE_AREAS = ("LocationCity", "LocationState", "LocationCountry")  # a site's place (sql/normalize/places.sql)
+
+
+def _alternatives(node: object) -> list[list[str]]:
+    """A SEARCH[Location] expression as alternatives (OR) of parts that one site must all hold (AND); a V2Error
+    for what a site's words cannot answer (NOT, another area, a range)."""
+    if isinstance(node, essie.Words):
+        if "," in node.text:
+            raise V2Error("SEARCH[Location](...): give a place's parts as terms joined by AND, not by commas")
+        return [[node.text]]
+    if isinstance(node, essie.Area) and leaf_pieces().get(node.field.lower()) in SITE_AREAS:
+        return _alternatives(node.expression)
+    if isinstance(node, essie.Or):
+        return [alternative for part in node.parts for alternative in _alternatives(part)]
+    if isinstance(node, essie.And):
+        combined: list[list[str]] = [[]]
+        for part in node.parts:
+            combined = [left + right for left in combined for right in _alternatives(part)]
+        return combined
+    raise V2Error("SEARCH[Location](...) takes a site's place: words, AND, OR and AREA[LocationCity|LocationState|"
+                  "LocationCountry]; not this part")
