@@ -6,6 +6,7 @@ by any of its names, and every recorded live answer's studies the sample holds."
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
@@ -292,3 +293,31 @@ def test_search_location_finds_the_terms_in_one_site(m, records):
                     "SEARCH[Outcome](pain)"):
         with pytest.raises(v2.V2Error, match="SEARCH"):
             found(m, **{"query.term": refused})
+
+
+def test_enrollment_type_site_status_stop_reason_and_intervention_description_areas(m, records, sample_warehouse):
+    def studies(test) -> set[str]:
+        return {r["protocolSection"]["identificationModule"]["nctId"] for r in records if test(r["protocolSection"])}
+
+    def holds(text: str | None, words: str) -> bool:
+        return bool(text) and all(f" {w} " in search_norm(text) for w in search_norm(words).split())
+
+    expected = {
+        "AREA[EnrollmentType]ACTUAL": studies(
+            lambda p: p.get("designModule", {}).get("enrollmentInfo", {}).get("type") == "ACTUAL"),
+        'AREA[LocationStatus]"not yet recruiting"': studies(lambda p: any(
+            x.get("status") == "NOT_YET_RECRUITING"
+            for x in p.get("contactsLocationsModule", {}).get("locations", []))),
+        "AREA[WhyStopped](slow accrual)": studies(lambda p: holds(p.get("statusModule", {}).get("whyStopped"),
+                                                                  "slow accrual")),
+        "AREA[InterventionDescription]tablet": studies(lambda p: any(
+            holds(i.get("description"), "tablet")
+            for i in p.get("armsInterventionsModule", {}).get("interventions", []))),
+    }
+    for query, wanted in expected.items():
+        assert wanted and set(found(m, **{"query.term": query})) == wanted, query
+    cutoff = date(2016, 3, 1)  # a stop reason is found only where the cutoff shows it
+    with Mirror(sample_warehouse, as_of=cutoff) as then:
+        page, _ = v2.studies(then, {"query.term": "AREA[WhyStopped]funding", "pageSize": "100"}, cutoff)
+    assert page["studies"] and all(holds(s["protocolSection"]["statusModule"].get("whyStopped"), "funding")
+                                   for s in page["studies"])

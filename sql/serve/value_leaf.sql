@@ -6,7 +6,7 @@ WITH shown AS (
     SELECT version_no,
            CASE $field WHEN 'OverallStatus' THEN [nullif(overall_status, '')] WHEN 'Phase' THEN phases
                        WHEN 'StudyType' THEN [study_type] WHEN 'Sex' THEN [sex] WHEN 'StdAge' THEN std_ages
-                       WHEN 'LeadSponsorClass' THEN [sponsor_class]
+                       WHEN 'LeadSponsorClass' THEN [sponsor_class] WHEN 'EnrollmentType' THEN [enrollment_type]
                        WHEN 'HasResults' THEN [CASE WHEN results_posted THEN 'TRUE' ELSE 'FALSE' END] END AS texts,
            CASE $field WHEN 'MinimumAge' THEN minimum_age_days WHEN 'MaximumAge' THEN maximum_age_days
                        WHEN 'EnrollmentCount' THEN enrollment END AS number,

@@ -29,7 +29,7 @@ class Context:
 EXPANSION_LEVELS = {"none": (False, False), "term": (False, False), "concept": (True, False),
                     "relaxation": (True, True), "lossy": (True, True)}
 # Leaf queries whose unquoted words are each looked for (a phrase in quotes stays one).
-WORD_BY_WORD = ("eligibility", "outcome", "sponsor", "lead_sponsor", "description")
+WORD_BY_WORD = ("eligibility", "outcome", "sponsor", "lead_sponsor", "description", "why_stopped")
 
 
 QUERY_PARAMETERS = {
@@ -59,7 +59,8 @@ INDEX_AREAS = {
 }
 STRUCTURED_AREAS = ("OverallStatus", "Phase", "StudyType", "Sex", "StdAge", "LeadSponsorClass", "HasResults",
                     "MinimumAge", "MaximumAge", "EnrollmentCount", "StartDate", "PrimaryCompletionDate",
-                    "CompletionDate", "StudyFirstPostDate", "LastUpdatePostDate", "ResultsFirstPostDate")
+                    "CompletionDate", "StudyFirstPostDate", "LastUpdatePostDate", "ResultsFirstPostDate",
+                    "EnrollmentType")
 # The record's submission, QC and verification dates (sql/schema/helpers.sql, submission_day): AREA[...] ranges
 # and sorts.
 SUBMISSION_DATES = ("StatusVerifiedDate", "StudyFirstSubmitDate", "StudyFirstSubmitQCDate", "ResultsFirstSubmitDate",
@@ -74,11 +75,13 @@ OTHER_AREAS = {"EligibilityCriteria": Context("eligibility"), "LeadSponsorName":
                "OutcomeMeasure": Context("outcome"), "PrimaryOutcomeMeasure": Context("outcome"),
                "SecondaryOutcomeMeasure": Context("outcome"), "NCTIdAlias": Context("id"),
                "CollaboratorName": Context("sponsor"), "HealthyVolunteers": Context("healthy"),
-               "DetailedDescription": Context("description"),
+               "DetailedDescription": Context("description", "DetailedDescription"),
+               "InterventionDescription": Context("description", "InterventionDescription"),
+               "WhyStopped": Context("why_stopped"),
                **{area: Context("identifier", "", (area,)) for area in IDENTIFIER_AREAS},
                **{area: Context("design", area) for area in ("DesignAllocation", "DesignPrimaryPurpose",
                                                              "DesignInterventionModel", "DesignMasking",
-                                                             "InterventionType")}}
+                                                             "InterventionType", "LocationStatus")}}
 AREAS: dict[str, Context] = {
     **{area.lower(): Context("text", field, (area,))
        for field, areas in INDEX_AREAS.items() for area in areas},

@@ -164,9 +164,12 @@ class Matcher:
             return found
         if context.kind == "identifier":
             return self.identifier(text, list(context.areas or IDENTIFIER_AREAS), 1.0)
+        if context.kind == "description":
+            return self.leaf_table("description_leaf", field=context.field, phrase=text)
+        if context.kind == "why_stopped":
+            return self.leaf_table("why_stopped_leaf", phrase=text, as_of=self.as_of)
         leaf = {"location": "location_leaf", "sponsor": "sponsor_leaf", "lead_sponsor": "lead_sponsor_leaf",
-                "outcome": "outcome_leaf", "eligibility": "eligibility_leaf",
-                "description": "description_leaf"}[context.kind]
+                "outcome": "outcome_leaf", "eligibility": "eligibility_leaf"}[context.kind]
         return self.leaf_table(leaf, phrase=text)
 
     def one_site(self, expression: object) -> str:
@@ -225,7 +228,8 @@ def _bound(field: str, text: str, *, high: bool = False) -> tuple[str, Any]:
         if not re.fullmatch(r"\d{1,10}", text) or int(text) > MAX_RANGE_NUMBER:
             raise V2Error(f"RANGE of AREA[{field}]: {text!r} is not a whole number up to {MAX_RANGE_NUMBER:,}")
         return "number", int(text)
-    if field in ("OverallStatus", "Phase", "StudyType", "Sex", "StdAge", "LeadSponsorClass", "HasResults"):
+    if field in ("OverallStatus", "Phase", "StudyType", "Sex", "StdAge", "LeadSponsorClass", "HasResults",
+                 "EnrollmentType"):
         raise V2Error(f"RANGE does not apply to AREA[{field}], which takes values")
     try:
         if re.fullmatch(r"\d{4}", text):
