@@ -295,7 +295,7 @@ def test_search_location_finds_the_terms_in_one_site(m, records):
             found(m, **{"query.term": refused})
 
 
-def test_enrollment_type_site_status_stop_reason_and_intervention_description_areas(m, records, sample_warehouse):
+def test_value_areas_and_text_areas_read_from_the_tables(m, records, sample_warehouse):
     def studies(test) -> set[str]:
         return {r["protocolSection"]["identificationModule"]["nctId"] for r in records if test(r["protocolSection"])}
 
@@ -313,6 +313,14 @@ def test_enrollment_type_site_status_stop_reason_and_intervention_description_ar
         "AREA[InterventionDescription]tablet": studies(lambda p: any(
             holds(i.get("description"), "tablet")
             for i in p.get("armsInterventionsModule", {}).get("interventions", []))),
+        "AREA[OrgFullName]university": studies(lambda p: holds(
+            p["identificationModule"].get("organization", {}).get("fullName"), "university")),
+        "AREA[PrimaryOutcomeTimeFrame](12 weeks)": studies(lambda p: all(any(  # each word in any of them
+            holds(o.get("timeFrame"), word) for o in p.get("outcomesModule", {}).get("primaryOutcomes", []))
+            for word in ("12", "weeks"))),
+        "AREA[InterventionArmGroupLabel]placebo": studies(lambda p: any(
+            holds(label, "placebo") for i in p.get("armsInterventionsModule", {}).get("interventions", [])
+            for label in i.get("armGroupLabels", []))),
     }
     for query, wanted in expected.items():
         assert wanted and set(found(m, **{"query.term": query})) == wanted, query

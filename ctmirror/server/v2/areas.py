@@ -29,7 +29,11 @@ class Context:
 EXPANSION_LEVELS = {"none": (False, False), "term": (False, False), "concept": (True, False),
                     "relaxation": (True, True), "lossy": (True, True)}
 # Leaf queries whose unquoted words are each looked for (a phrase in quotes stays one).
-WORD_BY_WORD = ("eligibility", "outcome", "sponsor", "lead_sponsor", "description", "why_stopped")
+WORD_BY_WORD = ("eligibility", "outcome", "sponsor", "lead_sponsor", "stored_words", "why_stopped")
+# Text fields read from every version's rows (sql/serve/stored_words_leaf.sql), not the search index.
+STORED_WORDS = ("DetailedDescription", "OrgFullName", "InterventionDescription", "InterventionArmGroupLabel",
+                "PrimaryOutcomeDescription", "PrimaryOutcomeTimeFrame", "SecondaryOutcomeDescription",
+                "SecondaryOutcomeTimeFrame", "OtherOutcomeMeasure", "OtherOutcomeDescription", "OtherOutcomeTimeFrame")
 
 
 QUERY_PARAMETERS = {
@@ -75,8 +79,7 @@ OTHER_AREAS = {"EligibilityCriteria": Context("eligibility"), "LeadSponsorName":
                "OutcomeMeasure": Context("outcome"), "PrimaryOutcomeMeasure": Context("outcome"),
                "SecondaryOutcomeMeasure": Context("outcome"), "NCTIdAlias": Context("id"),
                "CollaboratorName": Context("sponsor"), "HealthyVolunteers": Context("healthy"),
-               "DetailedDescription": Context("description", "DetailedDescription"),
-               "InterventionDescription": Context("description", "InterventionDescription"),
+               **{area: Context("stored_words", area) for area in STORED_WORDS},
                "WhyStopped": Context("why_stopped"),
                **{area: Context("identifier", "", (area,)) for area in IDENTIFIER_AREAS},
                **{area: Context("design", area) for area in ("DesignAllocation", "DesignPrimaryPurpose",

@@ -164,8 +164,8 @@ class Matcher:
             return found
         if context.kind == "identifier":
             return self.identifier(text, list(context.areas or IDENTIFIER_AREAS), 1.0)
-        if context.kind == "description":
-            return self.leaf_table("description_leaf", field=context.field, phrase=text)
+        if context.kind == "stored_words":
+            return self.leaf_table("stored_words_leaf", field=context.field, phrase=text)
         if context.kind == "why_stopped":
             return self.leaf_table("why_stopped_leaf", phrase=text, as_of=self.as_of)
         leaf = {"location": "location_leaf", "sponsor": "sponsor_leaf", "lead_sponsor": "lead_sponsor_leaf",
