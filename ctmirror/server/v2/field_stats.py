@@ -34,7 +34,10 @@ STATS_TYPES = ("ENUM", "STRING", "DATE", "INTEGER", "NUMBER", "BOOLEAN")
 TOP_VALUES = 1000  # values listed of a field, the most frequent first
 TOP_PROSE_VALUES = 25  # of a markup field (prose, where nearly every value is one study's)
 # Fields whose values sql/serve/field_values.sql counts, and the list fields whose sizes field_sizes.sql does.
-VALUE_SQL = ("OverallStatus", "Phase", "StudyType", "Sex", "StdAge", "LeadSponsorClass", "LeadSponsorName")
+VALUE_SQL = ("OverallStatus", "Phase", "StudyType", "Sex", "StdAge", "LeadSponsorClass", "LeadSponsorName",
+             "InterventionName", "Condition", "Keyword", "LocationCountry", "LocationCity", "LocationState",
+             "LocationFacility", "LocationStatus", "ConditionMeshTerm", "ConditionAncestorTerm",
+             "InterventionMeshTerm")
 SIZE_SQL = ("Phase", "StdAge", "Keyword", "Intervention", "Location", "ConditionMesh")
 DATE_FORMATS = {4: "yyyy", 7: "yyyy-MM", 10: "yyyy-MM-dd", 16: "yyyy-MM-dd'T'HH:mm"}
 RECORDS_A_BATCH = 2000
