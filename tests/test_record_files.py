@@ -29,7 +29,7 @@ from ctmirror.core.record_files import DICTIONARY, OFFSETS, RECORDS, RawMember, 
 from ctmirror.core.warehouse import Warehouse
 from ctmirror.server import v2
 from ctmirror.server.no_delay import NoDelayH11Protocol
-from ctmirror.server.v2 import study as v2_study
+from ctmirror.server.v2 import study_lookup
 from ingest.loader import load_paths, rebuild, republish
 from ingest.snapshot import build_snapshot
 
@@ -123,7 +123,7 @@ def test_record_files_are_written_then_the_records_dropped_from_study_versions(t
     for segment in wh.segments():
         (segment.path / RECORDS).unlink()
         (segment.path / OFFSETS).unlink()
-    v2_study._CURRENT.clear()
+    study_lookup._CURRENT.clear()
     record_files._SHARED.clear()  # a new process's view: the files it had open are gone
     with Mirror(wh.root) as m, pytest.raises(v2.V2Error, match="ctmirror rebuild"):
         single_studies(m, ids[:1])
@@ -131,7 +131,7 @@ def test_record_files_are_written_then_the_records_dropped_from_study_versions(t
         republish(wh)
     assert "ctmirror rebuild" in str(lost.value.hint)
     rebuild(wh)
-    v2_study._CURRENT.clear()
+    study_lookup._CURRENT.clear()
     with Mirror(wh.root) as m:
         assert {i: json.loads(a) for i, a in single_studies(m, ids).items()} == expected
         assert v2.studies(m, {"query.cond": "cancer", "pageSize": "50"}, None)[0]["studies"] == page["studies"]

@@ -407,7 +407,7 @@ def test_the_sql_endpoint_is_off_unless_asked(sample_warehouse):
 @pytest.mark.parametrize("params, says", [
     ({"query.cond": "(heart OR lung"}, "without its ')'"),
     ({"query.term": 'AREA[BriefTitle]"unclosed'}, "closing"),
-    ({"query.term": "SEARCH[Location](AREA[LocationCity]Boston)"}, "SEARCH"),
+    ({"query.term": "SEARCH[Outcome](AREA[OutcomeMeasure]pain)"}, "SEARCH"),
     ({"query.term": "AREA[NoSuchField]x"}, "AREA[NoSuchField]"),
     ({"query.term": "AREA[StartDate]RANGE[2019-13-45, MAX]"}, "not a date"),
     ({"query.term": "AREA[EnrollmentCount]RANGE[99999999999999999999999, MAX]"}, "whole number up to"),

@@ -7,7 +7,7 @@ values bound.
     request.py      a request's parameters parsed and checked (Search)
     matcher.py      Essie trees evaluated in DuckDB: each term a named subquery, AND/OR/NOT combining them
     search.py       a page of matches, its records as stored or as of a cutoff, JSON or CSV
-    study.py        one study by NCT ID or alias
+    study_lookup.py one study by NCT ID or alias
     page_tokens.py  signed page tokens
     field_stats.py  /stats/field/values and /stats/field/sizes of any field of the record
     routes.py       the HTTP routes (/api/v2/...)
@@ -31,7 +31,7 @@ from ctmirror.server.v2.search import (
     stored_texts,
     studies,
 )
-from ctmirror.server.v2.study import loaded_current_text, study, study_by_query, study_text
+from ctmirror.server.v2.study_lookup import loaded_current_text, study, study_by_query, study_text
 
 __all__ = ["PAGE_COLUMNS", "V2Error", "csv_text", "listed", "loaded_current_text", "make_search_arguments",
            "matching_nct_ids", "page_json", "page_token_state", "parameters", "stored_records", "stored_texts",

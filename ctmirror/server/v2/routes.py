@@ -22,7 +22,7 @@ from ctmirror.server.v2.errors import V2Error
 from ctmirror.server.v2.page_tokens import page_token_state
 from ctmirror.server.v2.request import listed, parameters
 from ctmirror.server.v2.search import csv_text, page_json, studies
-from ctmirror.server.v2.study import loaded_current_text, study_text
+from ctmirror.server.v2.study_lookup import loaded_current_text, study_text
 
 
 def v2_routes(answer: Answerer) -> list[Route]:
