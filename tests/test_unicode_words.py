@@ -127,8 +127,8 @@ def test_constructed_records_match_across_each_class(tmp_path, records_by_id):
 @pytest.mark.slow
 def test_query_words_are_normalised_in_python_exactly_as_the_sql_normalises_stored_text(con, records):
     """Query words are normalised in Python (ctmirror.core.words), stored texts by the SQL macro: the two agree
-    on every code point of the Basic Multilingual Plane, alone and between letters, and on every text of the
-    real sample. Code points unassigned in Python's Unicode version may differ (DuckDB's is newer)."""
+    on every code point of the Basic Multilingual Plane, alone and between letters, and on every text of a quarter
+    of the real sample's records. Code points unassigned in Python's Unicode version may differ (DuckDB's is newer)."""
     texts = []
     for code in range(0x10000):
         char = chr(code)
@@ -145,7 +145,7 @@ def test_query_words_are_normalised_in_python_exactly_as_the_sql_normalises_stor
             for item in value:
                 walk(item)
 
-    for record in records:
+    for record in records[::4]:  # a quarter of the sample's records: their texts' scripts are the whole sample's
         walk(record)
     texts = list(dict.fromkeys(texts))
     in_sql = con.execute("SELECT list(search_norm(t) ORDER BY i) FROM (SELECT unnest(?::VARCHAR[]) AS t, "
