@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -49,9 +50,19 @@ def records_by_id(records) -> dict[str, dict]:
 
 @pytest.fixture(scope="session")
 def sample_warehouse(tmp_path_factory) -> Path:
-    """A warehouse holding the embedded sample. Read-only for tests: build your own to write."""
-    root = tmp_path_factory.mktemp("sample") / "warehouse"
-    load_paths(Warehouse(root), [sample_path()], source="sample")
+    """A warehouse holding the embedded sample. Read-only for tests: build your own to write. The workers of one
+    `pytest -n` run share it: the first builds it (under a lock), the others read it."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        root = tmp_path_factory.mktemp("sample") / "warehouse"
+        load_paths(Warehouse(root), [sample_path()], source="sample")
+        return root
+    shared = tmp_path_factory.getbasetemp().parent / "shared-sample"
+    shared.mkdir(exist_ok=True)
+    with open(shared / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        root = shared / "warehouse"
+        if not (root / "current").exists():
+            load_paths(Warehouse(root), [sample_path()], source="sample")
     return root
 
 
