@@ -201,6 +201,7 @@ def _submitted(study: dict, field: str = "lastUpdateSubmitDate") -> str | None:
     return study["protocolSection"].get("statusModule", {}).get(field)
 
 
+@pytest.mark.slow  # pages through 762 studies and three more queries
 def test_a_data_pipeline_taps_incremental_requests_run_unchanged(api, records_by_id):
     """The request a data-pipeline tap sends every run (a field-path AREA range and sort, as its URL encodes them),
     paged to the end: every study updated since the bookmark, oldest update first."""

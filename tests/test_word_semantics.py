@@ -295,6 +295,7 @@ def test_search_location_finds_the_terms_in_one_site(m, records):
             found(m, **{"query.term": refused})
 
 
+@pytest.mark.slow  # scans every version's interventions, outcomes and studies
 def test_value_areas_and_text_areas_read_from_the_tables(m, records, sample_warehouse):
     def studies(test) -> set[str]:
         return {r["protocolSection"]["identificationModule"]["nctId"] for r in records if test(r["protocolSection"])}
