@@ -72,6 +72,23 @@ def test_segments_from_an_older_version_ask_for_a_rebuild_which_fixes_them(tmp_p
         assert m.get_trial_details(records[0]["protocolSection"]["identificationModule"]["nctId"]) is not None
 
 
+def test_segments_without_the_submission_dates_ask_for_a_rebuild(tmp_path, records):
+    """A segment normalised before `studies` had the record's submission dates (2026-11-29) is refused by name."""
+    import pyarrow.parquet as pq
+
+    from ctmirror.core.errors import WarehouseError
+    from ingest.publish import publish
+
+    wh = Warehouse(tmp_path / "w")
+    load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:10])])
+    studies = wh.segments()[0].table_file("studies")
+    pq.write_table(pq.read_table(studies).drop_columns(["last_update_submit_date"]), studies)
+    with pytest.raises(WarehouseError, match="no studies.last_update_submit_date") as caught:
+        with wh.writing():
+            publish(wh, run={"run_id": "x"})
+    assert "ctmirror rebuild" in caught.value.hint
+
+
 def test_a_killed_or_failed_rebuild_leaves_no_generation_behind(tmp_path, records):
     """A rebuild writes a new generation of segments beside the old one: killed before it is adopted, the next
     writer removes it (the disk back: it is a copy of every segment); the answers stay the old state's."""
