@@ -314,6 +314,8 @@ def test_value_areas_and_text_areas_read_from_the_tables(m, records, sample_ware
         "AREA[InterventionDescription]tablet": studies(lambda p: any(
             holds(i.get("description"), "tablet")
             for i in p.get("armsInterventionsModule", {}).get("interventions", []))),
+        "AREA[LastKnownStatus]RECRUITING": studies(lambda p: (p.get("statusModule") or {}).get(
+            "overallStatus") == "UNKNOWN" and p["statusModule"].get("lastKnownStatus") == "RECRUITING"),
         "AREA[OrgFullName]university": studies(lambda p: holds(
             p["identificationModule"].get("organization", {}).get("fullName"), "university")),
         "AREA[PrimaryOutcomeTimeFrame](12 weeks)": studies(lambda p: all(any(  # each word in any of them
@@ -329,4 +331,9 @@ def test_value_areas_and_text_areas_read_from_the_tables(m, records, sample_ware
     with Mirror(sample_warehouse, as_of=cutoff) as then:
         page, _ = v2.studies(then, {"query.term": "AREA[WhyStopped]funding", "pageSize": "100"}, cutoff)
     assert page["studies"] and all(holds(s["protocolSection"]["statusModule"].get("whyStopped"), "funding")
+                                   for s in page["studies"])
+    with Mirror(sample_warehouse, as_of=cutoff) as then:  # a last known status only where the cutoff says UNKNOWN
+        page, _ = v2.studies(then, {"query.term": "AREA[LastKnownStatus]RECRUITING", "pageSize": "100"}, cutoff)
+    assert page["studies"] and all(s["protocolSection"]["statusModule"]["overallStatus"] == "UNKNOWN" and
+                                   s["protocolSection"]["statusModule"]["lastKnownStatus"] == "RECRUITING"
                                    for s in page["studies"])

@@ -80,7 +80,7 @@ OTHER_AREAS = {"EligibilityCriteria": Context("eligibility"), "LeadSponsorName":
                "SecondaryOutcomeMeasure": Context("outcome"), "NCTIdAlias": Context("id"),
                "CollaboratorName": Context("sponsor"), "HealthyVolunteers": Context("healthy"),
                **{area: Context("stored_words", area) for area in STORED_WORDS},
-               "WhyStopped": Context("why_stopped"),
+               "WhyStopped": Context("why_stopped"), "LastKnownStatus": Context("last_known"),
                **{area: Context("identifier", "", (area,)) for area in IDENTIFIER_AREAS},
                **{area: Context("design", area) for area in ("DesignAllocation", "DesignPrimaryPurpose",
                                                              "DesignInterventionModel", "DesignMasking",

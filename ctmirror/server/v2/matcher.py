@@ -168,6 +168,8 @@ class Matcher:
             return self.leaf_table("stored_words_leaf", field=context.field, phrase=text)
         if context.kind == "why_stopped":
             return self.leaf_table("why_stopped_leaf", phrase=text, as_of=self.as_of)
+        if context.kind == "last_known":
+            return self.leaf_table("last_known_leaf", value=text.strip().upper().replace(" ", "_"), as_of=self.as_of)
         leaf = {"location": "location_leaf", "sponsor": "sponsor_leaf", "lead_sponsor": "lead_sponsor_leaf",
                 "outcome": "outcome_leaf", "eligibility": "eligibility_leaf"}[context.kind]
         return self.leaf_table(leaf, phrase=text)
