@@ -314,6 +314,8 @@ def test_value_areas_and_text_areas_read_from_the_tables(m, records, sample_ware
         "AREA[InterventionDescription]tablet": studies(lambda p: any(
             holds(i.get("description"), "tablet")
             for i in p.get("armsInterventionsModule", {}).get("interventions", []))),
+        "AREA[CollaboratorClass]NIH": studies(lambda p: any(
+            c.get("class") == "NIH" for c in p.get("sponsorCollaboratorsModule", {}).get("collaborators", []))),
         "AREA[LastKnownStatus]RECRUITING": studies(lambda p: (p.get("statusModule") or {}).get(
             "overallStatus") == "UNKNOWN" and p["statusModule"].get("lastKnownStatus") == "RECRUITING"),
         "AREA[OrgFullName]university": studies(lambda p: holds(

@@ -84,7 +84,8 @@ OTHER_AREAS = {"EligibilityCriteria": Context("eligibility"), "LeadSponsorName":
                **{area: Context("identifier", "", (area,)) for area in IDENTIFIER_AREAS},
                **{area: Context("design", area) for area in ("DesignAllocation", "DesignPrimaryPurpose",
                                                              "DesignInterventionModel", "DesignMasking",
-                                                             "InterventionType", "LocationStatus")}}
+                                                             "InterventionType", "LocationStatus",
+                                                             "CollaboratorClass")}}
 AREAS: dict[str, Context] = {
     **{area.lower(): Context("text", field, (area,))
        for field, areas in INDEX_AREAS.items() for area in areas},
