@@ -130,18 +130,10 @@ def enumerations() -> list[dict[str, Any]]:
 def piece_paths() -> dict[str, tuple[str, ...]]:
     """Every piece name (and alternative name), lower-cased, and every dotted path → its path in a record."""
     paths: dict[str, tuple[str, ...]] = {}
-
-    def walk(node: dict[str, Any], parent: tuple[str, ...]) -> None:
-        path = (*parent, node["name"])
-        for name in (node.get("piece"), *node.get("altPieceNames", [])):
+    for path, node in field_nodes():
+        for name in (node.get("piece"), *node.get("altPieceNames", []), ".".join(path)):
             if name:
                 paths.setdefault(name.lower(), path)
-        paths.setdefault(".".join(path).lower(), path)
-        for child in node.get("children", []):
-            walk(child, path)
-
-    for node in field_tree():
-        walk(node, ())
     return paths
 
 

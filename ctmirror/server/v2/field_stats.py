@@ -79,9 +79,9 @@ def catalogue() -> tuple[dict[str, Field], dict[str, Field], dict[str, str]]:
     return leaves, lists, names
 
 
-def _chosen(fields: list[str] | None, known: dict[str, Field], what: str) -> list[Field]:
-    """The fields a request names (every known one when none), or a V2Error naming the first that is not one."""
-    names = catalogue()[2] if known is catalogue()[1] else leaf_pieces()
+def _chosen(fields: list[str] | None, known: dict[str, Field], names: dict[str, str], what: str) -> list[Field]:
+    """The fields a request names (every known one when none; `names`: a name, lower-cased, → its piece), or a
+    V2Error naming the first that is not one."""
     if not fields:
         return list(known.values())
     chosen = []
@@ -112,9 +112,13 @@ def shown_records(mirror: Mirror, trie: dict[str, Any]) -> Iterator[tuple[str, d
             yield row["nct_id"], record_as_of(DECODE(text), row, mirror.as_of)
 
 
+@cache
+def _list_paths() -> frozenset[tuple[str, ...]]:
+    return frozenset(f.path for f in catalogue()[1].values())
+
+
 def _shape(trie: dict[str, Any], path: tuple[str, ...]) -> type:
     """A msgspec Struct type holding only the trie's paths of a record (lists where the field tree has lists)."""
-    lists = {f.path for f in catalogue()[1].values()}
     fields, names = [], {}
     for key, child in trie.items():
         if not key:
@@ -124,7 +128,7 @@ def _shape(trie: dict[str, Any], path: tuple[str, ...]) -> type:
         kind: Any = Any
         if len(child) > ("" in child):
             inner = _shape(child, (*path, key))
-            kind = list[inner] if (*path, key) in lists else inner
+            kind = list[inner] if (*path, key) in _list_paths() else inner
         fields.append((name, kind | None, None))
     return msgspec.defstruct("Part", fields, rename=names, omit_defaults=True)
 
@@ -226,28 +230,27 @@ def _text(value: Any) -> str:
 
 
 # ---- answering -------------------------------------------------------------------------------------------------
-_KEPT: dict[tuple[Any, ...], dict[str, Any]] = {}
+# Answers kept per reader's state (warehouse, state, cutoff, exact-only, values or sizes): piece → answer; the
+# KEPT_STATES asked for last.
+_KEPT: dict[tuple[Any, ...], dict[str, dict[str, Any]]] = {}
 _KEPT_LOCK = threading.Lock()
 KEPT_STATES = 2
 
 
 def _kept(mirror: Mirror, kind: str, pieces: list[str],
-          compute: Any) -> list[dict[str, Any]]:
+          compute: Callable[[list[str]], dict[str, dict[str, Any]]]) -> list[dict[str, Any]]:
     """Each piece's answer of the reader's state and cutoff, computed (all that are missing at once, by
     `compute(pieces)` → {piece: answer}) where this process has not kept it."""
     state = (str(mirror.warehouse.root.resolve()), mirror.state_id, mirror.as_of, mirror.exact_only, kind)
     with _KEPT_LOCK:
-        missing = [p for p in pieces if (*state, p) not in _KEPT]
-    if missing:
-        answers = compute(missing)
-        with _KEPT_LOCK:
-            states = list(dict.fromkeys(key[:-1] for key in _KEPT))
-            for old in states[:max(0, len(states) - KEPT_STATES + 1)] if state not in states else []:
-                for key in [k for k in _KEPT if k[:-1] == old]:
-                    del _KEPT[key]
-            _KEPT.update({(*state, p): answers[p] for p in missing})
+        missing = [p for p in pieces if p not in _KEPT.get(state, {})]
+    answers = compute(missing) if missing else {}
     with _KEPT_LOCK:
-        return [_KEPT[(*state, p)] for p in pieces]
+        kept = _KEPT.setdefault(state, {})
+        kept.update(answers)
+        while len(_KEPT) > KEPT_STATES:  # the oldest first; this state, just added or kept, is not the oldest
+            del _KEPT[next(k for k in _KEPT if k != state)]
+        return [kept[p] for p in pieces]
 
 
 def field_values(mirror: Mirror, fields: list[str] | None, types: list[str] | None = None) -> list[dict[str, Any]]:
@@ -257,7 +260,8 @@ def field_values(mirror: Mirror, fields: list[str] | None, types: list[str] | No
     for kind in wanted:
         if kind not in STATS_TYPES:
             raise V2Error(f"types: {kind!r} is not one of {', '.join(STATS_TYPES)}")
-    chosen = [f for f in _chosen(fields, catalogue()[0], "a leaf field") if not wanted or f.kind in wanted]
+    chosen = [f for f in _chosen(fields, catalogue()[0], leaf_pieces(), "a leaf field")
+              if not wanted or f.kind in wanted]
 
     def compute(pieces: list[str]) -> dict[str, dict[str, Any]]:
         by_piece = {f.piece: f for f in chosen}
@@ -303,7 +307,7 @@ def field_sizes(mirror: Mirror, fields: list[str] | None) -> list[dict[str, Any]
     """GET /api/v2/stats/field/sizes: for each list field `fields` names (none: every list field), the sizes its
     lists have in the studies shown (a nested list's elements summed over the study), with how many studies have
     each; a study without the list is not counted."""
-    chosen = _chosen(fields, catalogue()[1], "a list field")
+    chosen = _chosen(fields, catalogue()[1], catalogue()[2], "a list field")
 
     def compute(pieces: list[str]) -> dict[str, dict[str, Any]]:
         by_piece = {f.piece: f for f in chosen}
