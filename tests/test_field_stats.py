@@ -13,7 +13,9 @@ import jsonschema
 import pytest
 
 from ctmirror import Mirror
+from ctmirror.core.sqlfiles import read_sql
 from ctmirror.server import v2
+from ctmirror.server.records import record_as_of
 from ctmirror.server.v2 import field_stats
 
 SCHEMAS = json.loads((Path(__file__).parent / "data" / "spec" / "field-stats-schemas.json").read_text())
@@ -146,3 +148,22 @@ def test_a_reader_at_a_cutoff_counts_nothing_from_after_it(sample_warehouse, m):
     shown = sum(v["studiesCount"] for v in answers["OverallStatus"]["topValues"])
     assert 0 < shown < sum(v["studiesCount"] for v in every_value["OverallStatus"]["topValues"])
     assert every_value["LastUpdateSubmitDate"]["max"] > cutoff.isoformat()
+
+
+def test_at_a_cutoff_the_parts_read_are_the_whole_record_as_of_it(sample_warehouse):
+    """At a cutoff only the parts asked for are decoded, with what record_as_of needs to judge them: the values of
+    fields whose fate at a cutoff hangs on a part not asked for (a document's upload date, a date's or an
+    enrollment's type, the shown status), study by study, are those of the whole record made as of the cutoff."""
+    cutoff = date(2019, 6, 1)
+    judged = ["LargeDocFilename", "PrimaryCompletionDate", "EnrollmentCount", "UnpostedEventType", "LastKnownStatus",
+              "OutcomeMeasureTitle", "StatusVerifiedDate"]
+    trie = field_stats.paths_trie([field_stats.catalogue()[0][piece] for piece in judged])
+    with Mirror(sample_warehouse, as_of=cutoff) as then:
+        parts = {row["nct_id"]: field_stats.gather_values(record, trie)
+                 for row, record in field_stats.shown_records(then, trie, cutoff)}
+        rows = [dict(zip(v2.PAGE_COLUMNS, row)) for row in then.con.execute(
+            read_sql("serve/shown_records.sql"), {"as_of": cutoff}).fetchall()]
+        whole = {row["nct_id"]: field_stats.gather_values(record_as_of(json.loads(text), row, cutoff), trie)
+                 for row, text in zip(rows, v2.stored_texts(then, rows))}
+    assert len(whole) > 300 and parts == whole
+    assert set(judged) == {piece for values in whole.values() for piece in values}

@@ -316,10 +316,7 @@ def test_single_studies_aliases_and_the_other_endpoints(api, m):
     assert api.get("/api/v2/studies/NCT00711542", params={"fields": "NCTId"}).json() == {
         "protocolSection": {"identificationModule": {"nctId": "NCT00711542"}}}
     assert api.get("/api/v2/studies/NCT00711542", params={"markupFormat": "markdown"}).content == stored
-    for path in ("/api/v2/studies/NCT00711542", "/api/v2/studies"):  # never markdown under legacy's name
-        legacy = api.get(path, params={"markupFormat": "legacy", "query.cond": "asthma"}
-                         if path.endswith("studies") else {"markupFormat": "legacy"})
-        assert legacy.status_code == 400 and "markupFormat=legacy" in legacy.text
+    assert api.get("/api/v2/studies/NCT00711542", params={"markupFormat": "html"}).status_code == 400
     moved = api.get("/api/v2/studies/nct711542", follow_redirects=False)
     assert moved.status_code == 301 and moved.headers["location"] == "/api/v2/studies/NCT00711542"
     missing = api.get("/api/v2/studies/NCT99999999")
@@ -678,3 +675,26 @@ def test_a_copied_warehouse_serves_the_same_answers_and_accepts_the_originals_pa
         method = {"condition": "NASH", "date_before": "2019-06-01"}
         assert replica.get("/ctmirror/v1/get_landscape", params=method).json() == \
             original.get("/ctmirror/v1/get_landscape", params=method).json()
+
+
+def test_markup_format_legacy_writes_classic_prs_text(api):
+    """markupFormat=legacy: the markup fields without markdown's backslash escapes, lines ended CRLF; every other
+    field as stored; the search's pages, a single study and a projection alike; CSV unchanged (JSON only)."""
+    stored = api.get("/api/v2/studies/NCT00763412").json()
+    legacy = api.get("/api/v2/studies/NCT00763412", params={"markupFormat": "legacy"}).json()
+    criteria = legacy["protocolSection"]["eligibilityModule"]["eligibilityCriteria"]
+    assert "\\<126 mg/dl" in stored["protocolSection"]["eligibilityModule"]["eligibilityCriteria"]
+    assert "<126 mg/dl" in criteria and "\\<" not in criteria and "\r\n* " in criteria
+    assert "\n" not in criteria.replace("\r\n", "")
+    assert legacy["protocolSection"]["identificationModule"] == stored["protocolSection"]["identificationModule"]
+    assert legacy["resultsSection"]["outcomeMeasuresModule"]["outcomeMeasures"][0]["title"] == \
+        stored["resultsSection"]["outcomeMeasuresModule"]["outcomeMeasures"][0]["title"]
+    page = api.get("/api/v2/studies", params={"filter.ids": "NCT00763412", "markupFormat": "legacy"}).json()
+    assert page["studies"] == [legacy]
+    projected = api.get("/api/v2/studies/NCT00763412", params={"markupFormat": "legacy",
+                                                               "fields": "EligibilityCriteria"}).json()
+    assert projected["protocolSection"]["eligibilityModule"]["eligibilityCriteria"] == criteria
+    csv_of = {fmt: api.get("/api/v2/studies", params={"filter.ids": "NCT00763412", "format": "csv",
+                                                      "markupFormat": fmt}).text for fmt in ("legacy", "markdown")}
+    assert csv_of["legacy"] == csv_of["markdown"]
+

@@ -161,6 +161,45 @@ def leaf_pieces() -> dict[str, str]:
     return pieces
 
 
+# A markdown backslash escape (CommonMark: before any ASCII punctuation), as the registry writes "\\>" for ">".
+MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+@cache
+def markup_paths() -> tuple[tuple[str, ...], ...]:
+    """The paths of the record's markup fields (the field tree's sourceType MARKUP: summaries, criteria, ...)."""
+    return tuple(path for path, node in field_nodes() if node.get("sourceType") == "MARKUP")
+
+
+def legacy_markup(record: dict[str, Any]) -> dict[str, Any]:
+    """The record with its markup fields as markupFormat=legacy writes them, the classic PRS text the registry's
+    markdown was made from: markdown's backslash escapes undone ("\\<126 mg/dl" is "<126 mg/dl") and lines ended
+    with CRLF. List markers and emphasis stay as markdown writes them (the PRS's own are not in the record)."""
+    for path in markup_paths():
+        _rewrite(record, path, _legacy_text)
+    return record
+
+
+def _legacy_text(text: Any) -> Any:
+    if not isinstance(text, str):
+        return text
+    return MARKDOWN_ESCAPE.sub(r"\1", text).replace("\r\n", "\n").replace("\n", "\r\n")
+
+
+def _rewrite(node: Any, path: tuple[str, ...], change: Any) -> None:
+    """Replaces each value at `path` in `node` (through lists) by change(value)."""
+    if isinstance(node, list):
+        for item in node:
+            _rewrite(item, path, change)
+        return
+    if not isinstance(node, dict) or path[0] not in node:
+        return
+    if len(path) == 1:
+        node[path[0]] = change(node[path[0]])
+    else:
+        _rewrite(node[path[0]], path[1:], change)
+
+
 class UnknownField(ValueError):
     pass
 

@@ -6,7 +6,10 @@ values bound.
     areas.py        where an Essie term is looked for: the parameters' contexts, every AREA[...] name, sort fields
     request.py      a request's parameters parsed and checked (Search)
     matcher.py      Essie trees evaluated in DuckDB: each term a named subquery, AND/OR/NOT combining them
-    search.py       a page of matches, its records as stored or as of a cutoff, JSON or CSV
+    record_areas.py AREA[...] of the other leaf fields, matched on the records shown
+    bounds.py       RANGE[...] bounds: ages, numbers, dates
+    search.py       a page of matches, JSON or CSV
+    stored.py       a page's records as stored or as of a cutoff
     study_lookup.py one study by NCT ID or alias
     page_tokens.py  signed page tokens
     field_stats.py  /stats/field/values and /stats/field/sizes of any field of the record
@@ -21,16 +24,8 @@ applies the filters, sort and page.
 from ctmirror.server.v2.errors import V2Error
 from ctmirror.server.v2.page_tokens import page_token_state
 from ctmirror.server.v2.request import listed, parameters
-from ctmirror.server.v2.search import (
-    PAGE_COLUMNS,
-    csv_text,
-    make_search_arguments,
-    matching_nct_ids,
-    page_json,
-    stored_records,
-    stored_texts,
-    studies,
-)
+from ctmirror.server.v2.search import csv_text, make_search_arguments, matching_nct_ids, page_json, studies
+from ctmirror.server.v2.stored import PAGE_COLUMNS, stored_records, stored_texts
 from ctmirror.server.v2.study_lookup import loaded_current_text, study, study_by_query, study_text
 
 __all__ = ["PAGE_COLUMNS", "V2Error", "csv_text", "listed", "loaded_current_text", "make_search_arguments",

@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Context:
     """Where an Essie term is looked for. kind: 'text' (the search index: field, areas), 'value' (a structured
-    field of trial_card), or one of the leaf queries of sql/serve/."""
+    field of trial_card), 'record' (field, a piece name, read from the records: record_areas.py), or one of the
+    leaf queries of sql/serve/."""
     kind: str
     field: str = ""
     areas: tuple[str, ...] | None = None
@@ -95,9 +96,12 @@ AREAS: dict[str, Context] = {
 SORTABLE = {name.lower(): name for name in ("EnrollmentCount", "StartDate", "PrimaryCompletionDate", "CompletionDate",
                                             "StudyFirstPostDate", "LastUpdatePostDate", "ResultsFirstPostDate",
                                             *SUBMISSION_DATES)}
+
+
 def area_context(name: str) -> Context | None:
-    """What AREA[name] searches: name is an area or field by piece name, alternative name or field path (any
-    case); None where ctmirror does not search it."""
-    return AREAS.get(name.lower()) or AREAS.get(leaf_pieces().get(name.lower(), "").lower())
+    """What AREA[name] searches: name is an area or leaf field by piece name, alternative name or field path (any
+    case); a leaf field with no area of its own is read from the records (record_areas.py); None: no such field."""
+    piece = leaf_pieces().get(name.lower())
+    return AREAS.get(name.lower()) or (piece and (AREAS.get(piece.lower()) or Context("record", piece))) or None
 
 

@@ -17,15 +17,16 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import date
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from ctmirror.core.sqlfiles import read_sql
-from ctmirror.server.records import field_nodes, leaf_pieces, record_as_of
+from ctmirror.server.records import ITEM_DATES, field_nodes, leaf_pieces, record_as_of
 from ctmirror.server.v2.errors import V2Error
-from ctmirror.server.v2.search import PAGE_COLUMNS, stored_texts
+from ctmirror.server.v2.stored import PAGE_COLUMNS, stored_texts
 
 if TYPE_CHECKING:
     from ctmirror.mirror import Mirror
@@ -94,22 +95,46 @@ def _chosen(fields: list[str] | None, known: dict[str, Field], names: dict[str, 
 
 
 # ---- reading the records ---------------------------------------------------------------------------------------
-def shown_records(mirror: Mirror, trie: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(NCT ID, record as of the reader's cutoff) of every study shown, in NCT ID order. On the current state, only
-    the parts the trie names are decoded (msgspec skips the rest at C speed: most of a record is results nobody
-    asked for); at a cutoff the whole record, which record_as_of needs to leave out what came later."""
-    rows = mirror.con.execute(read_sql("serve/shown_records.sql"), {"as_of": mirror.as_of}).fetchall()
-    partial = msgspec.json.Decoder(_shape(trie, ())) if mirror.as_of is None else None
+def shown_records(mirror: Mirror, trie: dict[str, Any],
+                  as_of: date | None) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+    """(row of shown_records.sql, record as of cutoff `as_of`) of every study shown at it, in NCT ID order. Only the
+    parts the trie names are decoded (msgspec skips the rest at C speed: most of a record is results nobody asked
+    for), with, at a cutoff, what record_as_of reads to leave out what came later (cutoff_trie)."""
+    rows = mirror.con.execute(read_sql("serve/shown_records.sql"), {"as_of": as_of}).fetchall()
+    partial = msgspec.json.Decoder(_shape(trie if as_of is None else cutoff_trie(trie), ()))
     for start in range(0, len(rows), RECORDS_A_BATCH):
         shown = [dict(zip(PAGE_COLUMNS, row)) for row in rows[start:start + RECORDS_A_BATCH]]
         for row, text in zip(shown, stored_texts(mirror, shown)):
-            if partial is not None:
-                try:
-                    yield row["nct_id"], msgspec.to_builtins(partial.decode(text))
-                    continue
-                except msgspec.ValidationError:  # a part not shaped as the field tree says: read it whole
-                    pass
-            yield row["nct_id"], record_as_of(DECODE(text), row, mirror.as_of)
+            try:
+                record = msgspec.to_builtins(partial.decode(text))
+            except msgspec.ValidationError:  # a part not shaped as the field tree says: read it whole
+                record = DECODE(text)
+            yield row, record_as_of(record, row, as_of)
+
+
+# What record_as_of reads besides the parts asked for: the status it replaces, the enrollment's type.
+READ_AT_A_CUTOFF = (("protocolSection", "statusModule", "overallStatus"),
+                    ("protocolSection", "statusModule", "lastKnownStatus"),
+                    ("protocolSection", "designModule", "enrollmentInfo", "type"))
+
+
+def cutoff_trie(trie: dict[str, Any]) -> dict[str, Any]:
+    """The trie with what record_as_of needs to judge its parts at a cutoff: beside every object on the way, the keys
+    that date it or type it (a DateStruct's type, a list item's upload or event date: ITEM_DATES), and
+    READ_AT_A_CUTOFF; none of them is a field asked for (no piece under ""), so none is counted or matched."""
+    def widened(node: dict[str, Any]) -> dict[str, Any]:
+        out = {key: widened(child) if key else child for key, child in node.items()}
+        if len(node) > ("" in node):  # an object on the way, not a leaf's value
+            for key in ("type", *ITEM_DATES):
+                out.setdefault(key, {})
+        return out
+
+    out = widened(trie)
+    for path in READ_AT_A_CUTOFF:
+        node = out
+        for part in path:
+            node = node.setdefault(part, {})
+    return out
 
 
 @cache
@@ -133,7 +158,7 @@ def _shape(trie: dict[str, Any], path: tuple[str, ...]) -> type:
     return msgspec.defstruct("Part", fields, rename=names, omit_defaults=True)
 
 
-def _trie(fields: list[Field]) -> dict[str, Any]:
+def paths_trie(fields: list[Field]) -> dict[str, Any]:
     """The paths of `fields` as nested dicts; a field's piece under the key "" (no record key is empty) of the
     node its path ends at."""
     root: dict[str, Any] = {}
@@ -145,7 +170,7 @@ def _trie(fields: list[Field]) -> dict[str, Any]:
     return root
 
 
-def _walk(node: dict[str, Any], trie: dict[str, Any], found: Callable[[str, list | tuple], None]) -> None:
+def walk_values(node: dict[str, Any], trie: dict[str, Any], found: Callable[[str, list | tuple], None]) -> None:
     """Tells `found` the value (as a list: a list as it is, one value alone) of each of the trie's fields in
     `node`, through lists (as LocationCity is each site's city: once per site)."""
     for key, value in node.items():  # a record's keys: fewer than the trie's, where the record was read whole
@@ -159,7 +184,15 @@ def _walk(node: dict[str, Any], trie: dict[str, Any], found: Callable[[str, list
         if len(child) > (piece is not None):
             for item in items:
                 if isinstance(item, dict):
-                    _walk(item, child, found)
+                    walk_values(item, child, found)
+
+
+def gather_values(record: dict[str, Any], trie: dict[str, Any]) -> dict[str, list[Any]]:
+    """The values (all of them, through lists) of each of the trie's fields in the record; a field without any is
+    left out."""
+    found: dict[str, list[Any]] = {}
+    walk_values(record, trie, lambda piece, items: found.setdefault(piece, []).extend(items))
+    return found
 
 
 # ---- counting --------------------------------------------------------------------------------------------------
@@ -269,19 +302,12 @@ def field_values(mirror: Mirror, fields: list[str] | None, types: list[str] | No
         read = [by_piece[p] for p in pieces if p not in answers]
         if read:
             tallies = {f.piece: Tally(f) for f in read}
-            trie, studies = _trie(read), 0
-            found: dict[str, list[Any]] = {}  # one study's values of each field
-
-            def gather(piece: str, items: list | tuple) -> None:
-                found.setdefault(piece, []).extend(items)
-
-            for nct_id, record in shown_records(mirror, trie):
+            trie, studies = paths_trie(read), 0
+            for row, record in shown_records(mirror, trie, mirror.as_of):
                 studies += 1
-                found.clear()
-                _walk(record, trie, gather)
-                for piece, values in found.items():
+                for piece, values in gather_values(record, trie).items():
                     if values:
-                        tallies[piece].add(nct_id, values)
+                        tallies[piece].add(row["nct_id"], values)
             for tally in tallies.values():
                 tally.missing = studies - tally.present
             answers.update({piece: tally.answer() for piece, tally in tallies.items()})
@@ -317,15 +343,15 @@ def field_sizes(mirror: Mirror, fields: list[str] | None) -> list[dict[str, Any]
         read = [by_piece[p] for p in pieces if p not in counted]
         if read:
             counted.update({f.piece: Counter() for f in read})
-            trie = _trie(read)
+            trie = paths_trie(read)
             found: Counter = Counter()  # one study's size of each list
 
             def measure(piece: str, items: list | tuple) -> None:
                 found[piece] += len(items)
 
-            for _, record in shown_records(mirror, trie):
+            for _, record in shown_records(mirror, trie, mirror.as_of):
                 found.clear()
-                _walk(record, trie, measure)
+                walk_values(record, trie, measure)
                 for piece, size in found.items():
                     if size:
                         counted[piece][size] += 1

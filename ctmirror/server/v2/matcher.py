@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import date, timedelta
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from ctmirror.answers import PARAMETER
@@ -13,6 +13,7 @@ from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.words import search_norm
 from ctmirror.server import essie
 from ctmirror.server.records import leaf_pieces
+from ctmirror.server.v2 import record_areas
 from ctmirror.server.v2.areas import (
     DATE_AREAS,
     EXPANSION_LEVELS,
@@ -23,6 +24,7 @@ from ctmirror.server.v2.areas import (
     Context,
     area_context,
 )
+from ctmirror.server.v2.bounds import bound
 from ctmirror.server.v2.errors import V2Error
 from ctmirror.server.v2.request import (
     NCT_ID,
@@ -104,15 +106,20 @@ class Matcher:
         if isinstance(node, essie.Coverage):
             return self.evaluate(node.expression, replace(context, coverage=node.how))
         if isinstance(node, essie.Area):
-            inner = area_context(node.field)
+            inner, piece = area_context(node.field), leaf_pieces().get(node.field.lower())
+            if isinstance(node.expression, essie.Missing) and piece and inner and inner.kind != "value":
+                inner = Context("record", piece)  # a text area's MISSING: no value in the records
             if inner is None:
-                raise V2Error(f"AREA[{node.field}] is not supported by ctmirror: see /api/v2/studies/search-areas "
-                              "and docs/serve.md for the areas it searches")
+                raise V2Error(f"AREA[{node.field}] names no field of the study record and no search area: see "
+                              "/api/v2/studies/metadata (a piece name or field path) and /api/v2/studies/search-areas")
             return self.evaluate(node.expression, replace(inner, expansion=context.expansion,
                                                           coverage=context.coverage))
         return self.leaf(node, context)
 
     def leaf(self, node: object, context: Context) -> str:
+        if context.kind == "record":
+            found = record_areas.matching_versions(self.mirror, self.as_of, context.field, node, context.coverage)
+            return self.leaf_table("versions_leaf", versions=",".join(map(str, found)))
         if context.coverage != "contains":
             if context.kind != "text" or not isinstance(node, essie.Words):
                 raise V2Error("COVERAGE[...] applies to words in the text areas (/api/v2/studies/search-areas), "
@@ -195,9 +202,9 @@ class Matcher:
         elif isinstance(node, essie.Range) or (isinstance(node, essie.Words) and field in DATE_AREAS):
             params["test"] = "range"  # a date given alone is the range of the day, month or year it names
             low, high = (node.low, node.high) if isinstance(node, essie.Range) else (node.text, node.text)
-            for side, bound in (("low", low), ("high", high)):
-                if bound is not None:
-                    kind, value = _bound(field, bound, high=side == "high")
+            for side, given in (("low", low), ("high", high)):
+                if given is not None:
+                    kind, value = bound(field, given, high=side == "high")
                     params[f"{side}_{kind}"] = value
         elif isinstance(node, essie.Words):
             params["test"] = "equals"
@@ -205,46 +212,6 @@ class Matcher:
         else:
             raise V2Error(f"AREA[{field}] takes a value, RANGE[...] or MISSING, not an expression")
         return self.leaf_table("value_leaf", **params)
-
-
-AGE_UNITS = {"year": 365.25, "years": 365.25, "month": 30.4375, "months": 30.4375, "week": 7, "weeks": 7, "day": 1,
-             "days": 1, "hour": 1 / 24, "hours": 1 / 24, "minute": 1 / 1440, "minutes": 1 / 1440}
-
-
-MAX_RANGE_NUMBER = 10**9  # beyond any enrollment or age in days; larger bounds are refused, not overflowed
-
-
-def _bound(field: str, text: str, *, high: bool = False) -> tuple[str, Any]:
-    """A RANGE bound as the SQL compares it. A partial date stands for its whole year or month: its first day as
-    the low bound, its last as the high one (RANGE[2020, 2021] is 2020-01-01 to 2021-12-31)."""
-    text = text.strip()
-    if field in ("MinimumAge", "MaximumAge"):
-        found = re.fullmatch(r"(\d{1,9}(?:\.\d+)?)\s*([A-Za-z]+)?", text)
-        if not found or (found[2] and found[2].lower() not in AGE_UNITS):
-            raise V2Error(f"RANGE of AREA[{field}]: {text!r} is not an age such as 50 years or 6 months")
-        days = int(float(found[1]) * AGE_UNITS[(found[2] or "years").lower()])
-        if days > MAX_RANGE_NUMBER:
-            raise V2Error(f"RANGE of AREA[{field}]: {text!r} is beyond any age")
-        return "number", days
-    if field == "EnrollmentCount":
-        if not re.fullmatch(r"\d{1,10}", text) or int(text) > MAX_RANGE_NUMBER:
-            raise V2Error(f"RANGE of AREA[{field}]: {text!r} is not a whole number up to {MAX_RANGE_NUMBER:,}")
-        return "number", int(text)
-    if field in ("OverallStatus", "Phase", "StudyType", "Sex", "StdAge", "LeadSponsorClass", "HasResults",
-                 "EnrollmentType"):
-        raise V2Error(f"RANGE does not apply to AREA[{field}], which takes values")
-    try:
-        if re.fullmatch(r"\d{4}", text):
-            return "day", date(int(text), 12, 31) if high else date(int(text), 1, 1)
-        if re.fullmatch(r"\d{4}-\d{2}", text):
-            first = date.fromisoformat(f"{text}-01")
-            return "day", (first.replace(day=28) + timedelta(days=4)).replace(day=1) - timedelta(days=1) if high \
-                else first
-        return "day", date.fromisoformat(text)
-    except ValueError:
-        raise V2Error(f"RANGE of AREA[{field}]: {text!r} is not a date (YYYY-MM-DD, YYYY-MM or YYYY)") from None
-
-
 
 
 SITE_AREAS = ("LocationCity", "LocationState", "LocationCountry")  # a site's place (sql/normalize/places.sql)

@@ -87,17 +87,16 @@ class Search:
     fields: list[tuple[str, ...]] | None
     csv_columns: list[Column] | None
     fingerprint: str
+    legacy_markup: bool = False  # markupFormat=legacy
 
 
-def check_markup_format(params: dict[str, str]) -> None:
-    """markupFormat: markdown, as the records are stored. legacy (classic PRS text) is refused by name rather than
-    answered in markdown: ctmirror has no record of how the registry writes it."""
+def wants_legacy_markup(params: dict[str, str]) -> bool:
+    """markupFormat: markdown (the default, as the records are stored) or legacy (classic PRS text: see
+    records.legacy_markup); applies to JSON only."""
     wanted = params.get("markupFormat", "markdown")
-    if wanted == "legacy":
-        raise V2Error("markupFormat=legacy (classic PRS text) is not served by ctmirror: markup fields come in "
-                      "markdown, as the registry's records are stored; leave markupFormat out or give markdown")
-    if wanted != "markdown":
-        raise V2Error("markupFormat must be markdown or legacy")
+    if wanted not in ("markdown", "legacy"):
+        raise V2Error(f"markupFormat must be markdown or legacy, not {wanted!r}")
+    return wanted == "legacy" and params.get("format", "json") == "json"
 
 
 def parse_request(params: dict[str, str], mirror: Mirror) -> Search:
@@ -125,7 +124,7 @@ def parse_request(params: dict[str, str], mirror: Mirror) -> Search:
     fmt = params.get("format", "json")
     if fmt not in ("json", "csv"):
         raise V2Error(f"format must be json or csv, not {fmt!r}")
-    check_markup_format(params)
+    legacy_markup = wants_legacy_markup(params)
     if "geoDecay" in params and not GEO_DECAY.match(params["geoDecay"]):
         raise V2Error("geoDecay must look like func:exp,scale:300mi,offset:0mi,decay:0.5")
     fields = listed(params.get("fields"))
@@ -154,7 +153,7 @@ def parse_request(params: dict[str, str], mirror: Mirror) -> Search:
     if params.get("pageToken"):
         offset = read_page_token(mirror, params["pageToken"], fingerprint)
     return Search(queries, filters, sort, min(size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE), offset,
-                  count_total == "true", paths, csv_columns, fingerprint)
+                  count_total == "true", paths, csv_columns, fingerprint, legacy_markup)
 
 
 def _filters(params: dict[str, str]) -> dict[str, Any]:

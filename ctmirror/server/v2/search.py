@@ -5,19 +5,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import replace
 from datetime import date
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import duckdb
-
 from ctmirror.answers import PARAMETER, execute_prepared, forget_plans
-from ctmirror.core.record_files import RECORDS, record_files_of
 from ctmirror.core.sqlfiles import read_sql, sql_literal
 from ctmirror.server.csv_columns import csv_text as write_csv
-from ctmirror.server.records import project, record_as_of
+from ctmirror.server.records import legacy_markup, project
 from ctmirror.server.v2.areas import (
     SORTABLE,
 )
@@ -30,6 +25,7 @@ from ctmirror.server.v2.request import (
     Search,
     parse_request,
 )
+from ctmirror.server.v2.stored import PAGE_COLUMNS, stored_records, stored_texts
 
 if TYPE_CHECKING:
     from ctmirror.mirror import Mirror
@@ -44,7 +40,7 @@ def studies(mirror: Mirror, params: dict[str, str], as_of: date | None, *,
     search = parse_request(params, mirror)
     matcher = Matcher(mirror, as_of)
     return _page(mirror, search, matcher, _found(matcher, search), has_query=bool(search.queries), as_of=as_of,
-                 as_stored=as_stored and search.fields is None and as_of is None), search
+                 as_stored=as_stored and search.fields is None and as_of is None and not search.legacy_markup), search
 
 
 def _found(matcher: Matcher, search: Search) -> str:
@@ -94,11 +90,6 @@ def _literal(value: Any) -> str:
     raise TypeError(f"not one of ours: {value!r}")
 
 
-PAGE_COLUMNS = ("version_no", "nct_id", "content_hash", "overall_status", "why_stopped", "results_posted",
-                "results_first_post_date", "enrollment_type", "last_update_post_date", "as_of_exact", "record_file",
-                "record_row")
-
-
 def _page_rows(mirror: Mirror, search: Search, matcher: Matcher, found: str, *, has_query: bool,
                as_of: date | None) -> list[tuple[Any, ...]]:
     """The rows of a page: the total count, then PAGE_COLUMNS; one more row than the page, when there is more."""
@@ -131,7 +122,8 @@ def _page(mirror: Mirror, search: Search, matcher: Matcher, found: str, *, has_q
         texts = stored_texts(mirror, shown)
         page: dict[str, Any] = {"studies": [t if isinstance(t, bytes) else t.encode("utf-8") for t in texts]}
     else:
-        page = {"studies": [shape(r, search.fields) for r in stored_records(mirror, shown, as_of)]}
+        records = stored_records(mirror, shown, as_of)
+        page = {"studies": [shape(legacy_markup(r) if search.legacy_markup else r, search.fields) for r in records]}
     if search.count_total and search.offset == 0:
         page["totalCount"] = rows[0][0] if rows else 0
     if more:
@@ -172,48 +164,6 @@ def page_json(page: dict[str, Any]) -> bytes:
         return json.dumps(page, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     rest = json.dumps({k: v for k, v in page.items() if k != "studies"}, separators=(",", ":")).encode("utf-8")
     return b'{"studies":[' + b",".join(page["studies"]) + b"]" + (b"," + rest[1:] if len(rest) > 2 else b"}")
-
-
-def stored_records(mirror: Mirror, shown: list[dict[str, Any]], as_of: date | None,
-                   withheld: list[list[str]] | None = None) -> list[dict[str, Any]]:
-    """The stored records of the rows shown, in their order, as of the cutoff; `withheld` is given, per record,
-    the paths record_as_of left out."""
-    records = []
-    for row, text in zip(shown, stored_texts(mirror, shown)):
-        out: list[str] = []
-        records.append(record_as_of(json.loads(text), row, as_of, out))
-        if withheld is not None:
-            withheld.append(out)
-    return records
-
-
-def stored_texts(mirror: Mirror, shown: list[dict[str, Any]]) -> list[bytes | str]:
-    """The records of the rows shown as received (JSON text), in their order: each from its segment's record file
-    (study_version.record_file and record_row); where there is none (a snapshot an older ctmirror made), from the
-    Parquet file holding it, by literal NCT IDs, so a lookup reads a row group or two, not every segment."""
-    files = record_files_of(mirror.warehouse.root)
-    texts: list[bytes | str | None] = [files.read(row["record_file"], row["record_row"]) for row in shown]
-    raw: dict[tuple[str, str], str] = {}
-    by_file: dict[str, set[str]] = {}
-    for row, text in zip(shown, texts):
-        if text is not None:
-            continue
-        if not STORED_NCT_ID.fullmatch(row["nct_id"]):
-            raise V2Error(f"unexpected NCT ID {row['nct_id']!r} in the warehouse", status=500)
-        by_file.setdefault(row["record_file"], set()).add(row["nct_id"])
-    for file, ids in by_file.items():
-        path = sql_literal(str(mirror.warehouse.root.resolve() / file))
-        query = (read_sql("serve/records.sql").replace("{file}", path)
-                 .replace("{nct_ids}", ", ".join(sql_literal(i) for i in sorted(ids))))
-        try:
-            raw.update({(n, h): text for n, h, text in mirror.con.execute(query).fetchall()})
-        except duckdb.BinderException as exc:  # a segment keeps its records in its record file alone
-            raise V2Error(f"{Path(file).parent} has lost its record file ({RECORDS}): run `ctmirror rebuild`, "
-                          f"which writes it again from raw/", status=500) from exc
-    return [raw[(row["nct_id"], row["content_hash"])] if text is None else text for row, text in zip(shown, texts)]
-
-
-STORED_NCT_ID = re.compile(r"NCT\d{8}")
 
 
 def shape(record: dict[str, Any], paths: list[tuple[str, ...]] | None) -> dict[str, Any]:

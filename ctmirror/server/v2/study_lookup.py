@@ -13,14 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from ctmirror.core.record_files import record_files_of
 from ctmirror.core.sqlfiles import read_sql
-from ctmirror.server.records import UnknownField, field_paths
+from ctmirror.server.records import UnknownField, field_paths, legacy_markup
 from ctmirror.server.v2.errors import V2Error
-from ctmirror.server.v2.request import NCT_ID, check_markup_format, listed
-from ctmirror.server.v2.search import (
-    PAGE_COLUMNS,
-    shape,
-    stored_records,
-)
+from ctmirror.server.v2.request import NCT_ID, listed, wants_legacy_markup
+from ctmirror.server.v2.search import shape
+from ctmirror.server.v2.stored import PAGE_COLUMNS, stored_records
 
 if TYPE_CHECKING:
     from ctmirror.mirror import Mirror
@@ -74,13 +71,14 @@ def canonical_nct_id(nct_id: str) -> str:
 
 
 def _study_params(params: dict[str, str]) -> list[tuple[str, ...]] | None:
-    """The fields a single-study request projects to (None: the whole record), or a V2Error."""
+    """The fields a single-study request projects to (None: the whole record), or a V2Error. Check
+    wants_legacy_markup(params) for markupFormat."""
     unknown = sorted(set(params) - {"fields", "format", "markupFormat"})
     if unknown:
         raise V2Error(f"unknown parameter {unknown[0]!r}")
     if params.get("format", "json") != "json":
         raise V2Error("format: a single study is served as json")
-    check_markup_format(params)
+    wants_legacy_markup(params)
     if not params.get("fields"):
         return None
     try:
@@ -114,8 +112,8 @@ def study(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: date | Non
 
 def _current_text(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: date | None) -> tuple[str, bytes] | None:
     """The whole stored record of a study on the current state, by CurrentStudies and the record files; None where
-    that does not answer (a cutoff, `fields`, a segment without a record file)."""
-    if as_of is not None or _study_params(params):
+    that does not answer (a cutoff, `fields`, markupFormat=legacy, a segment without a record file)."""
+    if as_of is not None or _study_params(params) or wants_legacy_markup(params):
         return None
     return _stored_text(current_studies(mirror), mirror.warehouse.root, nct_id)
 
@@ -135,7 +133,7 @@ def loaded_current_text(root: Path, state_id: str, nct_id: str, params: dict[str
     """_current_text without a Mirror, where this process has the state's CurrentStudies already: a server's
     single-study request then waits for no reader (a reader may be busy with a search for tens of milliseconds).
     None where that does not answer."""
-    if _study_params(params):
+    if _study_params(params) or wants_legacy_markup(params):
         return None
     with _CURRENT_LOCK:
         studies = _CURRENT.get((Path(root).resolve(), state_id))
@@ -160,6 +158,6 @@ def study_by_query(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: d
         shown_as.update(as_of_exact=exact, withheld=withheld[0])
         if as_of and shown["reconstructed_from"] is not None:
             shown_as["reconstructed_from"] = shown["reconstructed_from"].isoformat()
-    return shown["nct_id"], shape(record, paths)
+    return shown["nct_id"], shape(legacy_markup(record) if wants_legacy_markup(params) else record, paths)
 
 

@@ -1,0 +1,130 @@
+"""AREA[...] of every leaf field of the study record: the fields with no area of their own (a result's group title,
+an official's affiliation, a document's upload date) matched on the records shown, by their type, each answer
+checked against the sample's records read here independently; at a cutoff, nothing the registry published later
+is found."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from ctmirror import Mirror
+from ctmirror.core.words import search_norm
+from ctmirror.server import v2
+from ctmirror.server.v2 import record_areas
+from ctmirror.server.v2.areas import area_context
+from ctmirror.server.v2.field_stats import catalogue
+
+
+@pytest.fixture(scope="module")
+def m(sample_warehouse):
+    with Mirror(sample_warehouse) as mirror:
+        yield mirror
+
+
+def found(m: Mirror, query: str, as_of: date | None = None) -> set[str]:
+    """Every NCT ID that filter.advanced=`query` finds (the search's own IDs: no record read)."""
+    ids, total = v2.matching_nct_ids(m, {"filter.advanced": query}, as_of, 10_000)
+    assert len(ids) == total
+    return set(ids)
+
+
+def values_at(record: dict, path: tuple[str, ...]) -> list:
+    """Every value at a path of a record, through lists (independent of ctmirror's walk)."""
+    nodes = [record]
+    for part in path:
+        nodes = [n.get(part) for n in nodes if isinstance(n, dict)]
+        nodes = [i for n in nodes if n is not None for i in (n if isinstance(n, list) else [n])]
+    return [n for n in nodes if n not in (None, "")]
+
+
+def having(records: list[dict], piece: str, test) -> set[str]:
+    """The studies whose values of field `piece` (all of them, as a list) pass `test`."""
+    path = catalogue()[0][piece].path
+    return {r["protocolSection"]["identificationModule"]["nctId"] for r in records if test(values_at(r, path))}
+
+
+def words_in(words: str):
+    return lambda values: all(any(f" {w} " in search_norm(str(v)) for v in values) for w in search_norm(words).split())
+
+
+def test_fields_with_no_area_of_their_own_are_matched_by_their_type(m, records):
+    phrase = search_norm("university hospital")
+    expected = {
+        # text: unquoted words each in any of the study's values; a quoted phrase in one
+        "AREA[OverallOfficialAffiliation](university hospital)": having(
+            records, "OverallOfficialAffiliation", words_in("university hospital")),
+        'AREA[OverallOfficialAffiliation]"university hospital"': having(
+            records, "OverallOfficialAffiliation", lambda vs: any(phrase in search_norm(v) for v in vs)),
+        "AREA[OutcomeMeasureTitle]COVERAGE[StartsWith](change from baseline)": having(
+            records, "OutcomeMeasureTitle",
+            lambda vs: any(search_norm(v).startswith(search_norm("change from baseline")) for v in vs)),
+        "AREA[ConditionBrowseLeafName]cardi*": having(
+            records, "ConditionBrowseLeafName", lambda vs: any(" cardi" in search_norm(v) for v in vs)),
+        # an enumeration, a boolean (by piece name and by field path)
+        "AREA[DesignWhoMasked]PARTICIPANT": having(records, "DesignWhoMasked", lambda vs: "PARTICIPANT" in vs),
+        "AREA[OversightHasDMC]false": having(records, "OversightHasDMC", lambda vs: False in vs),
+        "AREA[protocolSection.oversightModule.isFdaRegulatedDrug]true": having(
+            records, "IsFDARegulatedDrug", lambda vs: True in vs),
+        # a number and a date by RANGE (a year standing for all its days); MISSING
+        "AREA[EventGroupSeriousNumAffected]RANGE[10, MAX]": having(
+            records, "EventGroupSeriousNumAffected", lambda vs: any(v >= 10 for v in vs)),
+        "AREA[LargeDocUploadDate]RANGE[2017, 2018]": having(
+            records, "LargeDocUploadDate", lambda vs: any("2017" <= v[:4] <= "2018" for v in vs)),
+        "AREA[ReferenceCitation]MISSING": having(records, "ReferenceCitation", lambda vs: not vs),
+        # a text area of the index: its MISSING too
+        "AREA[Keyword]MISSING": having(records, "Keyword", lambda vs: not vs),
+    }
+    record_areas.shown_values(m, None, ["OverallOfficialAffiliation", "OutcomeMeasureTitle", "ConditionBrowseLeafName",
+                                        "DesignWhoMasked", "OversightHasDMC", "IsFDARegulatedDrug",
+                                        "EventGroupSeriousNumAffected", "LargeDocUploadDate", "ReferenceCitation",
+                                        "Keyword"])  # one pass over the records for all
+    for query, wanted in expected.items():
+        assert 0 < len(wanted) < len(records), query  # a test that can fail both ways
+        assert found(m, query) == wanted, query
+    # combined with the index's areas and the structured fields, as any term
+    phase3 = having(records, "Phase", lambda vs: "PHASE3" in vs)
+    assert found(m, "AREA[OverallOfficialAffiliation](university hospital) AND AREA[Phase]PHASE3") == \
+        expected["AREA[OverallOfficialAffiliation](university hospital)"] & phase3
+    assert found(m, "NOT AREA[DesignWhoMasked]PARTICIPANT") == \
+        {r["protocolSection"]["identificationModule"]["nctId"] for r in records} - \
+        expected["AREA[DesignWhoMasked]PARTICIPANT"]
+
+
+def test_a_term_that_does_not_fit_the_field_is_a_400_naming_it(m):
+    for query, says in (("AREA[OversightHasDMC]maybe", "true or false"),
+                        ("AREA[ReferenceCitation]RANGE[1, 2]", "ReferenceCitation"),
+                        ("AREA[EventGroupSeriousNumAffected]RANGE[many, MAX]", "not a number"),
+                        ("AREA[LargeDocUploadDate]RANGE[last year, MAX]", "not a date"),
+                        ("AREA[DesignWhoMasked]COVERAGE[FullMatch]PARTICIPANT", "COVERAGE"),
+                        ("AREA[NoSuchField]x", "no field of the study record")):
+        with pytest.raises(v2.V2Error, match=says):
+            found(m, query)
+
+
+def test_at_a_cutoff_nothing_published_later_is_found(sample_warehouse, records):
+    cutoff = date(2016, 1, 1)
+    uploaded = having(records, "LargeDocUploadDate", lambda vs: any(v[:10] > "2016-01-01" for v in vs))
+    results_later = {r["protocolSection"]["identificationModule"]["nctId"] for r in records
+                     if r.get("resultsSection") and r["protocolSection"]["statusModule"]
+                     .get("resultsFirstPostDateStruct", {}).get("date", "9999") > "2016-01-01"}
+    assert uploaded and results_later
+    with Mirror(sample_warehouse, as_of=cutoff) as then:
+        assert found(then, "AREA[LargeDocUploadDate]RANGE[2016-01-02, MAX]", cutoff) == set()
+        shown_results = found(then, "AREA[OutcomeMeasureParamType]MEAN", cutoff)
+        assert shown_results and not shown_results & results_later
+        now = found(then, "AREA[OutcomeMeasureParamType]MEAN")
+        assert now & results_later  # the same reader, asked about today, finds them
+
+
+@pytest.mark.slow  # every leaf field, one query each: 5 s
+def test_every_leaf_field_is_usable_in_an_area(m, records, monkeypatch):
+    leaves = catalogue()[0]
+    assert len(leaves) > 300 and all(area_context(piece) is not None for piece in leaves)
+    monkeypatch.setattr(record_areas, "KEPT_FIELDS", len(leaves))  # one pass over the records for all
+    record_areas.shown_values(m, None, [p for p in leaves if area_context(p).kind != "value"])
+    missing = {piece: having(records, piece, lambda vs: not vs) for piece in leaves}
+    missing["HasResults"] = set()  # derived: 504 records of the sample lack it, which says no results, not none
+    wrong = [piece for piece in leaves if found(m, f"AREA[{piece}]MISSING") != missing[piece]]
+    assert wrong == []
