@@ -6,6 +6,7 @@ import json
 from datetime import date, timedelta
 
 import pytest
+from agent_calls import ANSWER_BUDGET, WRONG_JSON_TYPES, broadest_calls
 
 from ctmirror import Mirror
 from ctmirror.core.errors import InvalidArgument
@@ -18,16 +19,7 @@ def m(sample_warehouse):
         yield mirror
 
 
-@pytest.mark.parametrize("name, arguments, says", [
-    ("find_eligible", {"conditions": ["asthma"], "healthy_volunteer": "false"},
-     "healthy_volunteer must be true or false"),
-    ("find_eligible", {"conditions": ["asthma"], "max_results": True}, "max_results must be a whole number"),
-    ("find_eligible", {"conditions": "asthma"}, "conditions must be a list"),
-    ("get_landscape", {"condition": "NASH", "top_n": True}, "top_n must be a whole number"),
-    ("get_landscape", {"condition": "NASH", "top_n": "5"}, "top_n must be a whole number"),
-    ("search_trials", {"drug": "tadalafil", "condition": 7}, "condition must be a string"),
-    ("get_study", {"nct_id": "NCT00711542", "max_list_items": 0}, "max_list_items must be from 1 to 1000"),
-])
+@pytest.mark.parametrize("name, arguments, says", WRONG_JSON_TYPES)
 def test_wrong_json_types_are_refused_naming_the_argument(m, name, arguments, says):
     with pytest.raises(InvalidArgument, match=says) as refused:
         run_tool(m, name, arguments)
@@ -59,29 +51,15 @@ def test_a_cutoff_in_the_future_is_refused_everywhere(m):
     assert run_tool(m, "get_landscape", {"condition": "NASH", "date_before": tomorrow})["total_trial_count"] > 0
 
 
-BUDGET = 25_000
-
-
 @pytest.mark.slow  # every tool on the broadest queries
 def test_at_default_arguments_no_answer_exceeds_the_budget_and_what_was_cut_is_said(m):
     """The broadest questions of the sample, at each tool's default arguments: every answer within 25,000 characters;
     where lists were cut, `capped` says which and how long they were."""
     crowded = m.rows("SELECT nct_id FROM locations GROUP BY 1 ORDER BY count(*) DESC LIMIT 1")[0]["nct_id"]
-    with_results = [r["nct_id"] for r in m.rows("SELECT nct_id FROM studies WHERE has_results ORDER BY 1 LIMIT 20")]
-    calls = [("search_trials", {"drug": "placebo", "condition": "cancer"}), ("get_landscape", {"condition": "cancer"}),
-             ("get_terminated", {"query": "cancer"}), ("detect_whitespace", {"drug": "placebo", "condition": "cancer"}),
-             ("search", {"condition": "cancer"}), ("get_trial_details", {"nct_id": crowded}),
-             ("get_trial", {"nct_id": crowded}), ("get_study", {"nct_id": crowded}),
-             *(("statistics", {"statistic": name}) for name in ("stats_by_facility", "stats_by_sponsor",
-                                                                "stats_by_country", "stats_by_start_year")),
-             ("count_studies", {"query.cond": "cancer"}), ("field_values", {"fields": ["LeadSponsorName"]}),
-             ("field_definitions", {}), ("field_definitions", {"query": "date"}),
-             ("get_results", {"nct_ids": with_results}), ("find_eligible", {"conditions": ["cancer"]}),
-             ("find_eligible", {"conditions": ["breast cancer"], "statuses": []})]
     cut = set()
-    for name, arguments in calls:
+    for name, arguments in broadest_calls(m):
         answer = run_tool(m, name, arguments)
-        assert len(json.dumps(answer)) <= BUDGET, (name, arguments, len(json.dumps(answer)))
+        assert len(json.dumps(answer)) <= ANSWER_BUDGET, (name, arguments, len(json.dumps(answer)))
         for capped in answer.get("capped", []):
             assert capped["kept"] < capped["total"], (name, capped)
             cut.add(name)
@@ -94,7 +72,7 @@ def test_at_default_arguments_no_answer_exceeds_the_budget_and_what_was_cut_is_s
 def test_a_size_asked_for_is_given_whole(m):
     default = run_tool(m, "search_trials", {"drug": "placebo", "condition": "cancer"})
     asked = run_tool(m, "search_trials", {"drug": "placebo", "condition": "cancer", "max_results": 25})
-    assert len(asked["results"]) == 25 and "capped" not in asked and len(json.dumps(asked)) > BUDGET
+    assert len(asked["results"]) == 25 and "capped" not in asked and len(json.dumps(asked)) > ANSWER_BUDGET
     assert default["results"] == asked["results"][:len(default["results"])]
     page = run_tool(m, "search", {"condition": "cancer"})
     assert len(page["items"]) == 10 and page["pagination"]["cursor"]  # the tool's own page size, paged on

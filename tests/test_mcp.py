@@ -12,8 +12,10 @@ from contextlib import asynccontextmanager
 from datetime import date
 
 import anyio
+import httpx
 import jsonschema
 import pytest
+from agent_calls import ANSWER_BUDGET, WRONG_JSON_TYPES, broadest_calls
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -90,6 +92,15 @@ async def check_tools(session, m: Mirror) -> None:
         assert result.structuredContent == expected, name
         assert json.loads(result.content[0].text) == result.structuredContent or name == "search"
         jsonschema.validate(result.structuredContent, tools[name].outputSchema)  # as the SDK's client does too
+    for name, arguments in broadest_calls(m):  # the broadest questions at default arguments: within the budget
+        result = await session.call_tool(name, arguments)
+        assert not result.isError and len(result.content[0].text) <= ANSWER_BUDGET, (name, arguments)
+        jsonschema.validate(result.structuredContent, tools[name].outputSchema)
+    for name, arguments, says in WRONG_JSON_TYPES:  # JSON types as the schemas give them, or a typed error
+        result = await session.call_tool(name, arguments)
+        assert result.isError and result.structuredContent["error"]["code"] == "INVALID_INPUT", (name, arguments)
+        assert says in result.structuredContent["error"]["message"] and \
+            result.structuredContent["error"]["invalid_input"] is not None
     for name in tools:  # every tool: an argument it does not take is a typed error, never a traceback
         result = await session.call_tool(name, {"colour": "red"})
         assert result.isError and result.structuredContent["error"]["code"] == "INVALID_INPUT", name
@@ -165,6 +176,25 @@ def test_tools_over_http_answer_as_the_mirror(sample_warehouse):
     server = LoopbackServer(Settings(sample_warehouse))
     with server:
         anyio.run(run, server.url)
+        check_a_lone_surrogate_is_answered_over_http(server.url)
+
+
+def check_a_lone_surrogate_is_answered_over_http(url: str) -> None:
+    """A lone surrogate posted to /mcp in a raw JSON-RPC request: an error that names it (never silence), and the
+    next request is answered."""
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+               "MCP-Protocol-Version": "2025-06-18"}
+    call = ('{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "get_landscape", '
+            '"arguments": {"condition": "\\ud800"}}}')
+    with httpx.Client(base_url=url, timeout=60) as client:
+        refused = client.post("/mcp", content=call.encode(), headers=headers).json()
+        assert refused["id"] == 7 and refused["result"]["isError"]  # the tool's typed error, naming the text
+        error = refused["result"]["structuredContent"]["error"]
+        assert error["code"] == "INVALID_INPUT" and "lone surrogate" in error["message"]
+        answered = client.post("/mcp", headers=headers, json={
+            "jsonrpc": "2.0", "id": 8, "method": "tools/call",
+            "params": {"name": "get_landscape", "arguments": {"condition": "NASH", "top_n": 2}}})
+        assert answered.json()["result"]["structuredContent"]["total_trial_count"] > 0
 
 
 def _dates(value, path=""):

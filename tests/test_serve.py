@@ -698,3 +698,26 @@ def test_markup_format_legacy_writes_classic_prs_text(api):
                                                       "markupFormat": fmt}).text for fmt in ("legacy", "markdown")}
     assert csv_of["legacy"] == csv_of["markdown"]
 
+
+
+def test_a_v2_client_that_asks_for_legacy_markup_runs_unchanged(api):
+    """The URLs a widely used Python v2 client builds (every search with markupFormat=legacy, CSV by default,
+    fields joined by '|': CSV column titles for CSV, piece names for JSON), as its HTTP library sends them."""
+    full = api.get("/api/v2/studies?format=csv&markupFormat=legacy&query.term=asthma%20inhaler&pageSize=50")
+    assert full.status_code == 200, full.text
+    rows = list(csv.DictReader(io.StringIO(full.text)))
+    assert 0 < len(rows) <= 50 and "NCT Number" in rows[0] and "Study Title" in rows[0]
+    picked = api.get("/api/v2/studies?format=csv&query.term=asthma&markupFormat=legacy"
+                     "&fields=NCT%20Number|Conditions|Study%20Results&pageSize=20")
+    assert picked.status_code == 200 and picked.text.splitlines()[0] == "NCT Number,Conditions,Study Results"
+    as_json = api.get("/api/v2/studies?format=json&query.term=asthma&markupFormat=legacy"
+                      "&fields=NCTId|BriefTitle|EligibilityCriteria&pageSize=20")
+    assert as_json.status_code == 200, as_json.text
+    studies = as_json.json()["studies"]
+    assert len(studies) == 20 and all(set(s["protocolSection"]) <= {"identificationModule", "eligibilityModule"}
+                                      for s in studies)
+    criteria = [s["protocolSection"]["eligibilityModule"]["eligibilityCriteria"] for s in studies
+                if "eligibilityModule" in s["protocolSection"]]
+    assert criteria and all("\r\n" in c and "\\>" not in c and "\\<" not in c for c in criteria)
+    version = api.get("/api/v2/version").json()
+    assert version["apiVersion"] and version["dataTimestamp"]
