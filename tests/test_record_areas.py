@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
+from test_field_stats import values_at
 
 from ctmirror import Mirror
 from ctmirror.core.words import search_norm
@@ -30,19 +31,11 @@ def found(m: Mirror, query: str, as_of: date | None = None) -> set[str]:
     return set(ids)
 
 
-def values_at(record: dict, path: tuple[str, ...]) -> list:
-    """Every value at a path of a record, through lists (independent of ctmirror's walk)."""
-    nodes = [record]
-    for part in path:
-        nodes = [n.get(part) for n in nodes if isinstance(n, dict)]
-        nodes = [i for n in nodes if n is not None for i in (n if isinstance(n, list) else [n])]
-    return [n for n in nodes if n not in (None, "")]
-
-
 def having(records: list[dict], piece: str, test) -> set[str]:
     """The studies whose values of field `piece` (all of them, as a list) pass `test`."""
     path = catalogue()[0][piece].path
-    return {r["protocolSection"]["identificationModule"]["nctId"] for r in records if test(values_at(r, path))}
+    return {r["protocolSection"]["identificationModule"]["nctId"] for r in records
+            if test([v for v in values_at(r, path) if v not in (None, "")])}
 
 
 def words_in(words: str):

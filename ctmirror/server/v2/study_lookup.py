@@ -70,19 +70,19 @@ def canonical_nct_id(nct_id: str) -> str:
     return f"NCT{int(found.group(1)):08d}"
 
 
-def _study_params(params: dict[str, str]) -> list[tuple[str, ...]] | None:
-    """The fields a single-study request projects to (None: the whole record), or a V2Error. Check
-    wants_legacy_markup(params) for markupFormat."""
+def _study_params(params: dict[str, str]) -> tuple[list[tuple[str, ...]] | None, bool]:
+    """(the fields a single-study request projects to (None: the whole record), whether it asks for legacy
+    markup), or a V2Error."""
     unknown = sorted(set(params) - {"fields", "format", "markupFormat"})
     if unknown:
         raise V2Error(f"unknown parameter {unknown[0]!r}")
     if params.get("format", "json") != "json":
         raise V2Error("format: a single study is served as json")
-    wants_legacy_markup(params)
+    legacy = wants_legacy_markup(params)
     if not params.get("fields"):
-        return None
+        return None, legacy
     try:
-        return field_paths(listed(params["fields"]) or [])
+        return field_paths(listed(params["fields"]) or []), legacy
     except UnknownField as exc:
         raise V2Error(f"fields: {str(exc)!r} is not a field of the study record") from None
 
@@ -113,7 +113,8 @@ def study(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: date | Non
 def _current_text(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: date | None) -> tuple[str, bytes] | None:
     """The whole stored record of a study on the current state, by CurrentStudies and the record files; None where
     that does not answer (a cutoff, `fields`, markupFormat=legacy, a segment without a record file)."""
-    if as_of is not None or _study_params(params) or wants_legacy_markup(params):
+    paths, legacy = _study_params(params)
+    if as_of is not None or paths or legacy:
         return None
     return _stored_text(current_studies(mirror), mirror.warehouse.root, nct_id)
 
@@ -133,7 +134,8 @@ def loaded_current_text(root: Path, state_id: str, nct_id: str, params: dict[str
     """_current_text without a Mirror, where this process has the state's CurrentStudies already: a server's
     single-study request then waits for no reader (a reader may be busy with a search for tens of milliseconds).
     None where that does not answer."""
-    if _study_params(params) or wants_legacy_markup(params):
+    paths, legacy = _study_params(params)
+    if paths or legacy:
         return None
     with _CURRENT_LOCK:
         studies = _CURRENT.get((Path(root).resolve(), state_id))
@@ -145,7 +147,7 @@ def study_by_query(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: d
     """study() through sql/serve/study_by_id.sql: the row a cutoff shows, its record shaped as of it; `shown_as`
     is given whether it is exact and what was withheld (`as_of_exact`, `withheld`) and, for a reconstruction, the
     last-update date of the version it was made from (`reconstructed_from`)."""
-    paths = _study_params(params)
+    paths, legacy = _study_params(params)
     wanted = canonical_nct_id(nct_id)
     rows = mirror.con.execute(read_sql("serve/study_by_id.sql"), {"nct_id": wanted, "as_of": as_of}).fetchall()
     if not rows:
@@ -158,6 +160,6 @@ def study_by_query(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: d
         shown_as.update(as_of_exact=exact, withheld=withheld[0])
         if as_of and shown["reconstructed_from"] is not None:
             shown_as["reconstructed_from"] = shown["reconstructed_from"].isoformat()
-    return shown["nct_id"], shape(legacy_markup(record) if wants_legacy_markup(params) else record, paths)
+    return shown["nct_id"], shape(legacy_markup(record) if legacy else record, paths)
 
 
