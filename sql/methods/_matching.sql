@@ -120,15 +120,23 @@ CREATE OR REPLACE MACRO within_packed(mask) AS (mask::UBIGINT | (mask::UBIGINT <
 
 -- field_hit_rows_many(field, qs, as_ofs, expand, relax, within): per query, the index rows that count: the
 -- version (version_no) and the areas of the field it matched in, packed by how (area_mask: see packed_areas):
--- by a phrase, by a linked concept, by scattered words. expand: concept expansion (synonyms, links); relax:
--- scattered words (unquoted queries of two words or more, stop words aside), each found in some text of the
--- field's areas (within: of these areas alone, a mask; NULL: all); word i sets bit i of a mask, so one grouping
--- finds the versions holding them all. A text holding the query as a phrase never serves a scattered word: the
--- versions holding it match anyway, and leaving it out spares reading a broad query's phrase hits twice.
-CREATE OR REPLACE MACRO field_hit_rows_many(field_name, qs, as_ofs, expand := true, relax := true,
-                                            within := NULL) AS TABLE
-WITH texts AS (SELECT * FROM field_texts_many(field_name, qs, as_ofs, expand := expand)),
-queries AS (
+-- by a phrase, by a linked concept (phrase_hit_rows_many), by scattered words (scattered_word_rows_many: the
+-- versions holding every word). expand: concept expansion (synonyms, links); relax: scattered words; within: of
+-- these areas alone, a mask (NULL: all).
+CREATE OR REPLACE MACRO phrase_hit_rows_many(field_name, qs, as_ofs, expand := true) AS TABLE
+SELECT w.k, h.version_no, packed_areas(h.area_mask & w.keep, w.learned::INTEGER) AS area_mask
+FROM search_hit AS h
+JOIN field_texts_many(field_name, qs, as_ofs, expand := expand) AS w USING (text_id)
+WHERE h.field = field_name AND h.area_mask & w.keep <> 0;
+
+-- scattered_word_rows_many(field, qs, relax, within): the rows of scattered words (unquoted queries of two words or
+-- more, stop words aside), each found in some text of the field's areas, before they are grouped by version: word
+-- i sets bit i of word_bit, so one grouping by version keeps those holding them all (bit_or = every_word). A
+-- text holding the query as a phrase never serves a scattered word: the versions holding it match anyway, and
+-- leaving it out spares reading a broad query's phrase hits twice. A method that wants only some versions (the
+-- drug's, in search_trials) joins them to these rows before grouping.
+CREATE OR REPLACE MACRO scattered_word_rows_many(field_name, qs, relax := true, within := NULL) AS TABLE
+WITH queries AS (
     SELECT k, q AS phrase, list_distinct(list_filter(string_split(trim(q), ' '),
                                                      w -> w <> '' AND NOT list_contains(stop_words(), w)))[:32] AS words
     FROM (SELECT generate_subscripts(qs, 1) AS k, unnest(qs) AS q)
@@ -146,21 +154,21 @@ word_texts AS (
     JOIN search_token AS t ON t.token = w.word
     JOIN search_text AS x ON x.text_id = t.text_id
     WHERE NOT contains(x.norm, w.phrase)
-),
-scattered AS (
-    SELECT x.k, h.version_no, bit_or(h.area_mask & coalesce(within::UINTEGER, h.area_mask)) AS area_mask
-    FROM word_texts AS x
-    JOIN search_hit AS h ON h.text_id = x.text_id
-    WHERE h.field = field_name AND h.area_mask & coalesce(within::UINTEGER, h.area_mask) <> 0
-    GROUP BY x.k, h.version_no
-    HAVING bit_or(x.word_bit) = any_value(x.every_word)
 )
-SELECT w.k, h.version_no, packed_areas(h.area_mask & w.keep, w.learned::INTEGER) AS area_mask
-FROM search_hit AS h
-JOIN texts AS w USING (text_id)
-WHERE h.field = field_name AND h.area_mask & w.keep <> 0
+SELECT x.k, h.version_no, h.area_mask & coalesce(within::UINTEGER, h.area_mask) AS area_mask, x.word_bit,
+       x.every_word
+FROM word_texts AS x
+JOIN search_hit AS h ON h.text_id = x.text_id
+WHERE h.field = field_name AND h.area_mask & coalesce(within::UINTEGER, h.area_mask) <> 0;
+
+CREATE OR REPLACE MACRO field_hit_rows_many(field_name, qs, as_ofs, expand := true, relax := true,
+                                            within := NULL) AS TABLE
+SELECT k, version_no, area_mask FROM phrase_hit_rows_many(field_name, qs, as_ofs, expand := expand)
 UNION ALL
-SELECT k, version_no, packed_areas(area_mask, 2) FROM scattered;
+SELECT k, version_no, packed_areas(bit_or(area_mask), 2)
+FROM scattered_word_rows_many(field_name, qs, relax := relax, within := within)
+GROUP BY k, version_no
+HAVING bit_or(word_bit) = any_value(every_word);
 
 -- concept_merged(field): the areas in which a linked concept's match adds to a phrase match's score: the
 -- condition's MeSH terms (a study whose condition names the query and whose MeSH term is its heading ranks above

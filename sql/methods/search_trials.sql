@@ -14,14 +14,21 @@ WITH calls AS (
 ),
 d AS (SELECT * FROM field_hits_many('intervention', drug_queries, as_ofs)),
 c AS (
-    -- The condition's hits are summed only for the drug's versions: the only ones that can match both, and far
-    -- fewer than a broad condition's.
+    -- The condition's rows are read only for the drug's versions (the only ones that can match both, and far fewer
+    -- than a broad condition's), before its scattered words are grouped by version.
     SELECT k, version_no, phrase_mask(packed, (SELECT mask FROM concept_merged('condition'))) AS phrase_mask,
            scattered_areas(packed) AS word_mask
-    FROM (SELECT r.k, r.version_no, bit_or(r.area_mask) AS packed
-          FROM field_hit_rows_many('condition', condition_queries, as_ofs) AS r
-          SEMI JOIN d ON d.k = r.k AND d.version_no = r.version_no
-          GROUP BY r.k, r.version_no)
+    FROM (SELECT k, version_no, bit_or(area_mask) AS packed
+          FROM (SELECT r.k, r.version_no, r.area_mask
+                FROM phrase_hit_rows_many('condition', condition_queries, as_ofs) AS r
+                SEMI JOIN d ON d.k = r.k AND d.version_no = r.version_no
+                UNION ALL
+                SELECT r.k, r.version_no, packed_areas(bit_or(r.area_mask), 2)
+                FROM scattered_word_rows_many('condition', condition_queries) AS r
+                SEMI JOIN d ON d.k = r.k AND d.version_no = r.version_no
+                GROUP BY r.k, r.version_no
+                HAVING bit_or(r.word_bit) = any_value(r.every_word))
+          GROUP BY k, version_no)
 ),
 matched AS (
     SELECT d.k, d.version_no, round(d.score + hit_score(c.phrase_mask, p.score, w.score), 4) AS relevance,
