@@ -8,6 +8,7 @@ from pathlib import Path
 
 import zstandard
 
+from ctmirror.core.sqlfiles import CATALOG_MACROS, sql_digest
 from ingest.loader import sample_path
 
 _NCT_ID_FIELD = re.compile(rb'"nctId": ?"NCT\d{8}"')
@@ -51,9 +52,10 @@ def print_load_figures(input_line: str, result, elapsed: float) -> None:
     print(f"peak memory        {peak_mb:,.0f} MB (RSS)")
 
 
-# SQL a warehouse does not hold (the server's queries run from sql/serve/ at request time): editing it needs no
-# rebuild.
-NOT_IN_A_WAREHOUSE = ("serve",)
+# SQL a warehouse does not hold (the server's and the Python API's queries run from sql/serve/ and sql/calls/ at
+# request time), and the macros a reader installs over a catalog's own when they differ (CATALOG_MACROS): editing
+# them needs no rebuild.
+NOT_IN_A_WAREHOUSE = ("serve", "calls", *CATALOG_MACROS)
 
 
 # What benchmark calls draw their arguments from: the real sample's conditions and drugs (the replicated copies
@@ -73,8 +75,6 @@ def call_material(mirror) -> tuple[list[str], list[str], list[str]]:
 def sql_fingerprint() -> str:
     """What the SQL under sql/ is now: a warehouse kept in bench/out from an older checkout is stale if this
     differs from the one recorded when it was built."""
-    from ctmirror.core.sqlfiles import sql_digest
-
     return sql_digest(NOT_IN_A_WAREHOUSE)
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import duckdb
 
 from ctmirror.core.sqlfiles import read_sql
+from ctmirror.core.words import may_scatter
 from ctmirror.models import ExactList, TerminatedTrial, Trial
 from ctmirror.registry import MAX_RESULTS, STATISTIC_ARGUMENTS
 
@@ -101,13 +102,17 @@ def _execute(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> duc
     prepared once per connection and each call only executes it. Where the query takes `$current_state`, calls
     that are all on the current state (no date_before, no as_of) run a plan of their own, in which it is the
     constant true and the planner drops the cutoff rules; any other set runs the plan for every cutoff (false).
-    Likewise `$any_filter`: false (a plan without search's filters) when no call gives a status, phase or location.
-    The statements' names are ours."""
-    _set_arguments(mirror, method, {column: _column(method, calls, name) for name, column, _ in method.columns})
+    Likewise `$any_filter`: false (a plan without search's filters) when no call gives a status, phase or location;
+    and `$relax_<column>`: false (a plan without scattered words for those texts) when none of the calls' texts in
+    that column has two words or more (words.may_scatter). The statements' names are ours."""
+    arguments = {column: _column(method, calls, name) for name, column, _ in method.columns}
+    _set_arguments(mirror, method, arguments)
     statement = read_sql(f"calls/{method.name}.sql")
     constants = {
         "current_state": all(call.get("date_before") is None and call.get("as_of") is None for call in calls),
-        "any_filter": any(call.get(key) is not None for call in calls for key in ("status", "phase", "location"))}
+        "any_filter": any(call.get(key) is not None for call in calls for key in ("status", "phase", "location")),
+        **{f"relax_{column}": any(may_scatter(text) for text in arguments[column]) for column in RELAXED_COLUMNS
+           if column in arguments}}
     constants = {key: value for key, value in constants.items() if f"${key}" in statement}
     name = "_".join([method.name, *(PLAN_SUFFIXES[key] for key, value in constants.items() if value)])
     if name not in mirror.prepared_calls:
@@ -118,10 +123,16 @@ def _execute(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> duc
     return mirror.con.execute(f"EXECUTE {name}")
 
 
-PLAN_SUFFIXES = {"current_state": "current", "any_filter": "filtered"}  # of a set-wise plan's name, per constant
+# Of a set-wise plan's name, per constant that is true.
+PLAN_SUFFIXES = {"current_state": "current", "any_filter": "filtered", "relax_drugs": "scattered_drugs",
+                 "relax_conditions": "scattered_conditions", "relax_queries": "scattered_queries"}
+# The set-wise methods' columns of query texts whose scattered words a plan may leave out ($relax_<column>).
+RELAXED_COLUMNS = ("drugs", "conditions", "queries")
 SHAPED_PLANS_KEPT = 64
 # A `$name` of a query file: a value bound, or written in by the shaped statements below (and the v2 server's).
 PARAMETER = re.compile(r"\$(\w+)")
+# A `$relax_<argument>` of a shaped statement: whether that argument's text may scatter its words.
+RELAXED = re.compile(r"\$relax_(\w+)")
 
 
 def execute_shaped(mirror: Mirror, method: Method, call: str, arguments: dict[str, Any],
@@ -133,12 +144,16 @@ def execute_shaped(mirror: Mirror, method: Method, call: str, arguments: dict[st
     is prepared once per shape, the set of given arguments: in its text each `$name` of an absent argument
     becomes the NULL literal, which the planner folds away with the work it guards, and each given one a read
     of its bound value from the arguments' table (calls/args/search_table.sql); `$given_<name>` becomes `true`
-    or `false`, whether that argument is given. `$page_limit` becomes the page size, an int we validated,
-    because DuckDB plans a top-N only for a constant limit. No value is ever pasted."""
+    or `false`, whether that argument is given; `$relax_<name>`, whether its text may scatter its words
+    (words.may_scatter: false plans no scattered words for it). `$page_limit` becomes the page size, an int we
+    validated, because DuckDB plans a top-N only for a constant limit. No value is ever pasted."""
     _set_arguments(mirror, method, arguments)
+    source = read_sql(f"calls/{call}.sql") if query is None else query
     given = [name for name, value in arguments.items() if value is not None]
+    relaxed = [name for name in RELAXED.findall(source) if name in arguments and may_scatter(arguments[name])]
     shape = sum(1 << i for i, value in enumerate(arguments.values()) if value is not None)
-    name = f"{call}_{shape:x}" + ("" if page_limit is None else f"_{int(page_limit)}")
+    scatter = sum(1 << i for i, name in enumerate(arguments) if name in relaxed)
+    name = f"{call}_{shape:x}_{scatter:x}" + ("" if page_limit is None else f"_{int(page_limit)}")
 
     def statement() -> str:
         def placeholder(found: re.Match[str]) -> str:
@@ -147,11 +162,13 @@ def execute_shaped(mirror: Mirror, method: Method, call: str, arguments: dict[st
                 return str(int(page_limit))
             if argument.startswith("given_") and (named := argument.removeprefix("given_")) in arguments:
                 return "true" if named in given else "false"
+            if argument.startswith("relax_") and (named := argument.removeprefix("relax_")) in arguments:
+                return "true" if named in relaxed else "false"
             if argument not in arguments:
                 raise KeyError(f"calls/{call}.sql reads ${argument}, which the registry's columns of search lack")
             return f'(SELECT "{argument}" FROM {method.name}_args)' if argument in given else "NULL"
 
-        return PARAMETER.sub(placeholder, read_sql(f"calls/{call}.sql") if query is None else query)
+        return PARAMETER.sub(placeholder, source)
 
     return execute_prepared(mirror, name, statement)
 

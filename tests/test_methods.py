@@ -432,6 +432,7 @@ SEARCH_SHAPES = [
     {"condition": "cancer", "location": "Boston, MA"},
     {"condition": "diabetes", "eligibility_keywords": "pregnant"},
     {"query": "pain", "condition": "cancer", "intervention": "morphine"},
+    {"condition": "breast cancer", "intervention": "trastuzumab"},  # words that may scatter, beside one word
     {"status": "COMPLETED"},
     {"condition": "no such condition anywhere", "status": "COMPLETED"},
 ]
@@ -457,7 +458,7 @@ def _macro_page(con, call: dict, limit: int, offset: int) -> list[tuple]:
 def test_search_plans_by_shape_answer_as_the_generic_macro(sample_warehouse):
     """The Python API prepares search once per set of given arguments with the absent ones folded away; the
     public macro, planned with all of them bound, must give the same pages, totals and order. Two plans are kept
-    here, so the nine shapes also evict and prepare plans again."""
+    here, so the ten shapes also evict and prepare plans again."""
     con = duckdb.connect(str(sample_warehouse / "ctmirror.duckdb"), read_only=True)
     found = 0
     with Mirror(sample_warehouse) as mirror:

@@ -10,6 +10,7 @@ import json
 import pytest
 
 from ctmirror import Mirror
+from ctmirror.core.words import may_scatter, query_norm
 from ctmirror.readonly import QueryFailed
 from ctmirror.server import v2
 
@@ -65,6 +66,51 @@ def test_calls_on_the_current_state_plan_without_the_cutoff_rules_and_answer_the
                      for current in ("true", "false")}
             for column in ("valid_from", "valid_to", "study_first_post_date"):
                 assert column in plans["false"] and column not in plans["true"], (method, column)
+
+
+# Every set-wise method's macro with its texts' relax constants, as the Python API calls it.
+RELAXED_CALLS = {
+    "search_trials": "search_trials_many({drugs}, {q}, {nulls}, {nulls}, {no_phases}, {tens}, "
+                     "relax_drugs := {relax}, relax_conditions := {relax})",
+    "get_landscape": "get_landscape_many({q}, {nulls}, {nulls}, {tens}, relax_conditions := {relax})",
+    "detect_whitespace": "detect_whitespace_many({drugs}, {q}, {nulls}, {nulls}, relax_drugs := {relax}, "
+                         "relax_conditions := {relax})",
+    "get_terminated": "get_terminated_many({q}, {nulls}, {nulls}, {tens}, relax_queries := {relax})",
+}
+NO_PHASES = "(SELECT p FROM (VALUES ([NULL, NULL, NULL, NULL, NULL]::VARCHAR[])) AS v(p))"
+
+
+def test_calls_of_one_word_plan_without_scattered_words_and_answer_the_same(sample_warehouse):
+    """relax_... := false (the plan the Python API prepares when no text of the calls has two words) drops the
+    scattered words from the plan, and answers as the plan with them."""
+    single = ["asthma", "diabetes", "covid", "cancer", "zzqx"]
+    assert not any(may_scatter(query_norm(q)) for q in single + DRUGS)
+    with Mirror(sample_warehouse) as m:
+        for method, call in RELAXED_CALLS.items():
+            def query(relax: str) -> str:
+                return "SELECT * FROM " + call.format(q=single, drugs=DRUGS, nulls=NO_DATES, no_phases=NO_PHASES,
+                                                       tens=[10] * 5, relax=relax)
+            plain = m.rows(query("false"))
+            assert plain == m.rows(query("true")), method
+            assert len({row["k"] for row in plain}) >= 2, method
+            operators = {relax: "\n".join(r["explain_value"] for r in m.rows("EXPLAIN (FORMAT json) " + query(relax)))
+                         .count('"name"') for relax in ("true", "false")}
+            assert operators["true"] - operators["false"] >= 15, (method, operators)  # for each text field
+
+
+def test_a_text_the_python_api_says_cannot_scatter_scatters_nothing(sample_warehouse, records):
+    """words.may_scatter, which picks the plan without scattered words, is never false of a text the matcher
+    scatters: a sixth of the sample's condition and intervention names, and texts quoted, spaced or of stop words."""
+    texts = {c for r in records for c in r["protocolSection"].get("conditionsModule", {}).get("conditions", [])}
+    texts |= {i["name"] for r in records
+              for i in r["protocolSection"].get("armsInterventionsModule", {}).get("interventions", [])}
+    odd = {'"breast cancer"', '  asthma  ', 'the asthma', 'of and', '"asthma', 'asthma"', 'covid-19', "t'cell"}
+    with Mirror(sample_warehouse) as m:
+        queries = sorted({query_norm(t) for t in texts} - {""})[::6] + sorted(query_norm(t) for t in odd)
+        scattered = {row["k"] for field in ("condition", "intervention") for row in m.rows(
+            "SELECT DISTINCT k FROM scattered_word_rows_many($field, $qs)", {"field": field, "qs": queries})}
+    assert scattered, "no text scattered: the check below would pass on anything"
+    assert not [queries[k - 1] for k in scattered if not may_scatter(queries[k - 1])]
 
 
 def test_current_state_is_refused_for_a_call_with_a_cutoff(sample_warehouse):

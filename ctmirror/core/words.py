@@ -155,6 +155,13 @@ def query_norm(text: str) -> str:
     return search_norm(text)
 
 
+def may_scatter(query: str | None) -> bool:
+    """Whether a query as query_norm gives it may match as scattered words: unquoted, of two words or more (the
+    matcher's rule, sql/methods/_matching.sql, which also leaves stop words out: this says true of a few queries
+    that then scatter nothing, never false of one that would)."""
+    return query is not None and not query.startswith('"') and len([w for w in query.split(" ") if w]) >= 2
+
+
 def main() -> None:
     tables = generate_tables()
     DATA.write_text(json.dumps(tables, ensure_ascii=False, indent=0, sort_keys=True) + "\n", encoding="utf-8")

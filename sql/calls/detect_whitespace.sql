@@ -5,4 +5,5 @@ FROM detect_whitespace_many((SELECT drugs FROM detect_whitespace_args),
                             (SELECT conditions FROM detect_whitespace_args),
                             (SELECT dates_before FROM detect_whitespace_args),
                             (SELECT as_ofs FROM detect_whitespace_args),
-                            current_state := $current_state);
+                            current_state := $current_state,
+                            relax_drugs := $relax_drugs, relax_conditions := $relax_conditions);

@@ -10,4 +10,4 @@ FROM get_landscape_many((SELECT conditions FROM get_landscape_args),
                         status_lists := (SELECT statuses FROM get_landscape_args),
                         phase_lists := (SELECT phases FROM get_landscape_args),
                         location_queries := (SELECT locations FROM get_landscape_args),
-                        any_filter := $any_filter);
+                        any_filter := $any_filter, relax_conditions := $relax_conditions);

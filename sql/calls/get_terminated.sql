@@ -6,4 +6,4 @@ FROM get_terminated_many((SELECT queries FROM get_terminated_args),
                          (SELECT dates_before FROM get_terminated_args),
                          (SELECT as_ofs FROM get_terminated_args),
                          (SELECT max_results FROM get_terminated_args),
-                         current_state := $current_state);
+                         current_state := $current_state, relax_queries := $relax_queries);

@@ -5,4 +5,6 @@ SELECT count(*) AS total FROM search_matches($query, $condition, $intervention, 
                                              $date_before, $as_of,
                                              term_count := $given_query::INTEGER + $given_condition::INTEGER
                                                            + $given_intervention::INTEGER,
-                                             id_list := $nct_ids, near_versions := $near, sort_order := $sort)
+                                             id_list := $nct_ids, near_versions := $near, sort_order := $sort,
+                                             relax_condition := $relax_condition,
+                                             relax_intervention := $relax_intervention)

@@ -7,4 +7,5 @@ FROM search_trials_many((SELECT drugs FROM search_trials_args),
                         (SELECT dates_before FROM search_trials_args),
                         (SELECT as_ofs FROM search_trials_args),
                         (SELECT phase_filters FROM search_trials_args),
-                        (SELECT max_results FROM search_trials_args));
+                        (SELECT max_results FROM search_trials_args),
+                        relax_drugs := $relax_drugs, relax_conditions := $relax_conditions);

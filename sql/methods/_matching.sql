@@ -189,13 +189,14 @@ CREATE OR REPLACE MACRO phrase_mask(packed, merged) AS
 CREATE OR REPLACE MACRO hit_score(phrase_mask, phrase_score, word_score) AS
     CASE WHEN phrase_mask IS NOT NULL THEN phrase_score ELSE 0.25 * word_score END;
 
--- field_hits_many(field, qs, as_ofs): per query, the versions (version_no) matching it in a field ('condition',
--- 'intervention'), scored (hit_score). The methods join on version_no; analysts get the current studies' NCT IDs
--- from field_matches.
-CREATE OR REPLACE MACRO field_hits_many(field_name, qs, as_ofs) AS TABLE
+-- field_hits_many(field, qs, as_ofs, relax): per query, the versions (version_no) matching it in a field
+-- ('condition', 'intervention'), scored (hit_score). The methods join on version_no; analysts get the current
+-- studies' NCT IDs from field_matches. relax false (a constant: no query of the call has two words or more, as the
+-- Python API tells) plans no scattered words.
+CREATE OR REPLACE MACRO field_hits_many(field_name, qs, as_ofs, relax := true) AS TABLE
 WITH versions AS (
     SELECT k, version_no, bit_or(area_mask) AS packed
-    FROM field_hit_rows_many(field_name, qs, as_ofs)
+    FROM field_hit_rows_many(field_name, qs, as_ofs, relax := relax)
     GROUP BY k, version_no
 ),
 masked AS (
@@ -208,10 +209,10 @@ FROM masked AS s
 JOIN area_mask_score AS p ON p.field = field_name AND p.area_mask = coalesce(s.phrase_mask, 0)
 JOIN area_mask_score AS w ON w.field = field_name AND w.area_mask = coalesce(s.word_mask, 0);
 
--- field_studies_many(field, qs, as_ofs): the versions field_hits_many finds, without their scores, for the methods
--- that count and group matches rather than rank them.
-CREATE OR REPLACE MACRO field_studies_many(field_name, qs, as_ofs) AS TABLE
-SELECT DISTINCT k, version_no FROM field_hit_rows_many(field_name, qs, as_ofs);
+-- field_studies_many(field, qs, as_ofs, relax): the versions field_hits_many finds, without their scores, for the
+-- methods that count and group matches rather than rank them.
+CREATE OR REPLACE MACRO field_studies_many(field_name, qs, as_ofs, relax := true) AS TABLE
+SELECT DISTINCT k, version_no FROM field_hit_rows_many(field_name, qs, as_ofs, relax := relax);
 
 -- field_hits(field, q): every version matching q (as the current state matches its MeSH terms).
 CREATE OR REPLACE MACRO field_hits(field_name, q) AS TABLE

@@ -6,18 +6,22 @@
 -- Placebo, sham and vehicle are not drugs; Drug and Biological interventions count.
 -- detect_whitespace_many takes each argument as a list (one entry per call; as_ofs: each call's strict cutoff, NULL
 -- for the current state) and answers every call, by its position k from 1. current_state: true (a constant) when
--- no call has a cutoff or an as_of, which lets the planner drop the cutoff rules (sql/schema/as_of_rules.sql).
+-- no call has a cutoff or an as_of, which lets the planner drop the cutoff rules (sql/schema/as_of_rules.sql);
+-- relax_drugs, relax_conditions: false (a constant) when no drug, or no condition, has two words or more.
 CREATE OR REPLACE MACRO detect_whitespace_many(drug_queries, condition_queries, cutoffs, as_ofs,
-                                               current_state := false) AS TABLE
+                                               current_state := false, relax_drugs := true,
+                                               relax_conditions := true) AS TABLE
 WITH calls AS (
     SELECT generate_subscripts(drug_queries, 1) AS k, unnest(cutoffs)::DATE AS cutoff, unnest(as_ofs)::DATE AS as_of
 ),
 checked_calls AS (SELECT * FROM calls WHERE current_state_holds(current_state, cutoff, as_of)),
 -- Both sides' matched versions join trial_card in one pass.
 matched AS (
-    SELECT k, true AS is_drug, version_no FROM field_studies_many('intervention', drug_queries, as_ofs)
+    SELECT k, true AS is_drug, version_no
+    FROM field_studies_many('intervention', drug_queries, as_ofs, relax := relax_drugs)
     UNION ALL
-    SELECT k, false, version_no FROM field_studies_many('condition', condition_queries, as_ofs)
+    SELECT k, false, version_no
+    FROM field_studies_many('condition', condition_queries, as_ofs, relax := relax_conditions)
 ),
 shown AS (
     SELECT m.k, m.is_drug, m.version_no, t.study_no, t.card_no, t.phase_rank, t.phase_order, t.overall_status

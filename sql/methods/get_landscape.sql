@@ -10,11 +10,12 @@
 -- its position k from 1; today (default current_date) is the
 -- reference day of the calls without a date_before. current_state: true (a constant) when no call has a cutoff or
 -- an as_of, which lets the planner drop the cutoff rules from the plan (sql/schema/as_of_rules.sql); any_filter:
--- false (a constant) when no call has a status, phase or location, which drops the filters and their matcher.
+-- false (a constant) when no call has a status, phase or location, which drops the filters and their matcher;
+-- relax_conditions: false (a constant) when no condition has two words or more (field_hits_many).
 CREATE OR REPLACE MACRO get_landscape_many(condition_queries, cutoffs, as_ofs, competitor_limits,
                                            today := current_date, current_state := false, status_lists := NULL,
                                            phase_lists := NULL, location_queries := NULL,
-                                           any_filter := true) AS TABLE
+                                           any_filter := true, relax_conditions := true) AS TABLE
 WITH calls AS (
     SELECT generate_subscripts(condition_queries, 1) AS k, unnest(cutoffs)::DATE AS cutoff,
            unnest(as_ofs)::DATE AS as_of, unnest(competitor_limits) AS competitor_limit,
@@ -35,7 +36,8 @@ trials AS (
            t.start_day, t.as_of_exact
     FROM (SELECT m.k, m.version_no, c.cutoff, c.as_of, c.status_list, c.phase_list, c.location_query,
                  unnest(shown_keys_in(m.version_no, c.as_of, current_state)) AS shown_key
-          FROM field_studies_many('condition', condition_queries, as_ofs) AS m JOIN checked_calls AS c USING (k)) AS m
+          FROM field_studies_many('condition', condition_queries, as_ofs, relax := relax_conditions) AS m
+          JOIN checked_calls AS c USING (k)) AS m
     JOIN trial_card AS t ON t.shown_key = m.shown_key
     WHERE shown_in(t.valid_from, t.valid_to, t.shown_key < shown_key(0, false), t.study_first_post_date, m.cutoff,
                    m.as_of, current_state, as_of_exact := t.as_of_exact)

@@ -5,9 +5,10 @@
 -- get_terminated_many takes each argument as a list (one entry per call; as_ofs: each call's strict cutoff, NULL
 -- for the current state) and returns every call's trials as (k, card_no, version_no, relevance), in order; the
 -- Python API reads their cards (stopped_card.card) by card_no. current_state: true (a constant) when no call has a
--- cutoff or an as_of (sql/schema/as_of_rules.sql).
+-- cutoff or an as_of (sql/schema/as_of_rules.sql); relax_queries: false (a constant) when no query has two words or
+-- more (field_hits_many).
 CREATE OR REPLACE MACRO get_terminated_many(any_queries, cutoffs, as_ofs, result_limits,
-                                            current_state := false) AS TABLE
+                                            current_state := false, relax_queries := true) AS TABLE
 WITH calls AS (
     SELECT generate_subscripts(any_queries, 1) AS k, unnest(cutoffs)::DATE AS cutoff, unnest(as_ofs)::DATE AS as_of,
            unnest(result_limits) AS result_limit
@@ -15,8 +16,8 @@ WITH calls AS (
 checked_calls AS (SELECT * FROM calls WHERE current_state_holds(current_state, cutoff, as_of)),
 m AS (
     SELECT k, version_no, round(max(score), 4) AS relevance
-    FROM (SELECT * FROM field_hits_many('intervention', any_queries, as_ofs)
-          UNION ALL SELECT * FROM field_hits_many('condition', any_queries, as_ofs))
+    FROM (SELECT * FROM field_hits_many('intervention', any_queries, as_ofs, relax := relax_queries)
+          UNION ALL SELECT * FROM field_hits_many('condition', any_queries, as_ofs, relax := relax_queries))
     GROUP BY k, version_no
 )
 SELECT m.k, s.card_no, s.version_no, m.relevance

@@ -25,15 +25,17 @@ CREATE OR REPLACE MACRO search_matches(text_query, condition_query, intervention
                                        location_query, phase_list, eligibility_query, patient_min_age_days,
                                        patient_max_age_days, sex_wanted, study_type_wanted, cutoff, as_of,
                                        term_count := NULL, id_list := NULL, near_versions := NULL,
-                                       sort_order := NULL) AS TABLE
+                                       sort_order := NULL, relax_condition := true,
+                                       relax_intervention := true) AS TABLE
 WITH
 hits AS (
     SELECT version_no, score FROM term_hits(text_query) WHERE text_query IS NOT NULL
     UNION ALL
-    SELECT version_no, score FROM field_hits_many('condition', [condition_query], [as_of])
+    SELECT version_no, score FROM field_hits_many('condition', [condition_query], [as_of], relax := relax_condition)
     WHERE condition_query IS NOT NULL
     UNION ALL
-    SELECT version_no, score FROM field_hits_many('intervention', [intervention_query], [as_of])
+    SELECT version_no, score
+    FROM field_hits_many('intervention', [intervention_query], [as_of], relax := relax_intervention)
     WHERE intervention_query IS NOT NULL
 ),
 m AS (
@@ -80,12 +82,14 @@ CREATE OR REPLACE MACRO search_studies_page(text_query, condition_query, interve
                                             location_query, phase_list, eligibility_query, patient_min_age_days,
                                             patient_max_age_days, sex_wanted, study_type_wanted, cutoff, as_of,
                                             page_limit, page_offset, term_count := NULL, id_list := NULL,
-                                            near_versions := NULL, sort_order := NULL) AS TABLE
+                                            near_versions := NULL, sort_order := NULL, relax_condition := true,
+                                            relax_intervention := true) AS TABLE
 WITH matches AS (
     SELECT * FROM search_matches(text_query, condition_query, intervention_query, status_list, location_query,
                                  phase_list, eligibility_query, patient_min_age_days, patient_max_age_days,
                                  sex_wanted, study_type_wanted, cutoff, as_of, term_count := term_count,
-                                 id_list := id_list, near_versions := near_versions, sort_order := sort_order)
+                                 id_list := id_list, near_versions := near_versions, sort_order := sort_order,
+                                 relax_condition := relax_condition, relax_intervention := relax_intervention)
 ),
 -- Counted apart from the ranking: a count(*) OVER () here once failed inside DuckDB's window operator.
 total AS (SELECT count(*) AS total_matches FROM matches),
