@@ -111,10 +111,10 @@ def _execute(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> duc
     constants = {
         "current_state": all(call.get("date_before") is None and call.get("as_of") is None for call in calls),
         "any_filter": any(call.get(key) is not None for call in calls for key in ("status", "phase", "location")),
-        **{f"relax_{column}": any(may_scatter(text) for text in arguments[column]) for column in RELAXED_COLUMNS
-           if column in arguments}}
+        **{f"relax_{column}": any(may_scatter(text) for text in arguments[column])
+           for column in RELAXED.findall(statement)}}
     constants = {key: value for key, value in constants.items() if f"${key}" in statement}
-    name = "_".join([method.name, *(PLAN_SUFFIXES[key] for key, value in constants.items() if value)])
+    name = "_".join([method.name, *(PLAN_SUFFIXES.get(key, key) for key, value in constants.items() if value)])
     if name not in mirror.prepared_calls:
         for key, value in constants.items():
             statement = statement.replace(f"${key}", "true" if value else "false")
@@ -123,15 +123,12 @@ def _execute(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> duc
     return mirror.con.execute(f"EXECUTE {name}")
 
 
-# Of a set-wise plan's name, per constant that is true.
-PLAN_SUFFIXES = {"current_state": "current", "any_filter": "filtered", "relax_drugs": "scattered_drugs",
-                 "relax_conditions": "scattered_conditions", "relax_queries": "scattered_queries"}
-# The set-wise methods' columns of query texts whose scattered words a plan may leave out ($relax_<column>).
-RELAXED_COLUMNS = ("drugs", "conditions", "queries")
+# Of a set-wise plan's name, per constant that is true (a `relax_<column>` by its own name).
+PLAN_SUFFIXES = {"current_state": "current", "any_filter": "filtered"}
 SHAPED_PLANS_KEPT = 64
 # A `$name` of a query file: a value bound, or written in by the shaped statements below (and the v2 server's).
 PARAMETER = re.compile(r"\$(\w+)")
-# A `$relax_<argument>` of a shaped statement: whether that argument's text may scatter its words.
+# A `$relax_<argument>` of a call query: whether that argument's texts may scatter their words.
 RELAXED = re.compile(r"\$relax_(\w+)")
 
 
