@@ -87,9 +87,9 @@ def _argument_statements(method: Method) -> tuple[str, str]:
     if method.name not in _ARGUMENT_STATEMENTS:
         table = f"{method.name}_args"
         suffix = "[]" if method.kind == "set-wise" else ""  # a list per column, one value per call; or one call's
-        columns = ", ".join([*(f"NULL::{kind}{suffix} AS {column}" for _, column, kind in method.columns),
+        columns = ", ".join([*(f"NULL::{kind}{suffix} AS {column}" for column, kind in method.columns),
                              *(f"NULL::{kind} AS {column}" for column, kind, _ in method.once)])
-        assignments = ", ".join([*(f"{column} = ${column}::{kind}{suffix}" for _, column, kind in method.columns),
+        assignments = ", ".join([*(f"{column} = ${column}::{kind}{suffix}" for column, kind in method.columns),
                                  *(f"{column} = {expression}" for column, _, expression in method.once)])
         _ARGUMENT_STATEMENTS[method.name] = (
             read_sql("calls/args/table.sql").replace("{table}", table).replace("{columns}", columns),
@@ -105,7 +105,7 @@ def _execute(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> duc
     Likewise `$any_filter`: false (a plan without search's filters) when no call gives a status, phase or location;
     and `$relax_<column>`: false (a plan without scattered words for those texts) when none of the calls' texts in
     that column has two words or more (words.may_scatter). The statements' names are ours."""
-    arguments = {column: _column(method, calls, name) for name, column, _ in method.columns}
+    arguments = {column: _column(method, calls, column) for column, _ in method.columns}
     _set_arguments(mirror, method, arguments)
     statement = read_sql(f"calls/{method.name}.sql")
     constants = {

@@ -122,7 +122,7 @@ def _search(self: Mirror, method: Method, request: dict[str, Any]) -> Pagination
     its first page came from, so paging sees every match exactly once even if a sync publishes in between
     (STATE_EXPIRED if that state is no longer kept: start again)."""
     scoped, call = self._scoped(method, request)
-    params = {column: method.bound(name, call[name]) for name, column, _ in method.columns if name in call}
+    params = {column: method.bound(column, call[column]) for column, _ in method.columns if column in call}
     params["phase"] = call["phase"]
     if params["sex"] == "ALL":
         params["sex"] = None

@@ -14,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from functools import cache
-from typing import Annotated, Any, Literal
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema
 
@@ -81,6 +82,37 @@ class Request(BaseModel):
     """The arguments of one call, validated."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# Request fields the Python API applies itself (which trials a cutoff shows, the page, the keys given): no column.
+NOT_BOUND = frozenset({"holdout", "cursor", "page_size", "fields"})
+# The DuckDB type a field's value is bound as, by the field's Python type (None left out of an optional one).
+DUCKDB_TYPES: dict[Any, str] = {str: "VARCHAR", int: "INTEGER", date: "DATE", list[str]: "VARCHAR[]"}
+
+
+@dataclass(frozen=True)
+class BoundAs:
+    """A field's metadata: the DuckDB type its value is bound as, where the Python API binds what it makes of the
+    value instead of the value (search's `near`: the versions near the point)."""
+
+    duckdb_type: str
+
+
+@cache
+def bound_columns(request: type[Request]) -> tuple[tuple[str, str], ...]:
+    """(column, DuckDB type) of every field of a request but NOT_BOUND, in the request's order: the arguments
+    table's columns its call query reads, named as the fields."""
+    columns = []
+    for name, info in request.model_fields.items():
+        if name in NOT_BOUND:
+            continue
+        declared = next((m.duckdb_type for m in info.metadata if isinstance(m, BoundAs)), None)
+        kinds = [kind for kind in get_args(info.annotation) if kind is not type(None)] \
+            if get_origin(info.annotation) in (Union, UnionType) else [info.annotation]
+        if declared is None and (len(kinds) != 1 or kinds[0] not in DUCKDB_TYPES):
+            raise TypeError(f"{request.__name__}.{name}: no DuckDB type for {info.annotation}; declare BoundAs")
+        columns.append((name, declared or DUCKDB_TYPES[kinds[0]]))
+    return tuple(columns)
 
 
 DRUG = Field(description='Drug name, brand or code (its other names count; "quoted": words kept together).',
@@ -166,7 +198,7 @@ class SearchRequest(Request):
     study_type: StudyType = STUDY_TYPE
     nct_ids: Annotated[list[str] | None, BeforeValidator(arg.nct_ids)] = Field(
         None, description="Only these trials.")
-    near: Annotated[str | None, BeforeValidator(arg.near)] = Field(
+    near: Annotated[str | None, BeforeValidator(arg.near), BoundAs("BIGINT[]")] = Field(
         None, description="A site within: '42.36,-71.06,50mi' (or km).")
     sort: Annotated[str | None, BeforeValidator(arg.search_sort)] = Field(
         None, description="StartDate, PrimaryCompletionDate, StudyFirstPostDate or EnrollmentCount, :asc or :desc "
@@ -208,10 +240,8 @@ class Method:
     render: Callable[[Any], str]
     example: dict[str, Any]
     command: str | None = None  # the CLI command (a statistic's is `ctmirror stats NAME`)
-    # set-wise: the call query's arguments table, a list of values per column: (field, column, DuckDB type); the
-    # field as_of is not the request's: it is the call's strict cutoff, set when the call is scoped
-    # (Methods._scoped), None for the current state
-    columns: tuple[tuple[str, str, str], ...] = ()
+    # columns its call query reads besides the request's (bound_columns), as (column, DuckDB type): values of ours
+    extra_columns: tuple[tuple[str, str], ...] = ()
     # set-wise: values its call query reads once for all the calls, as (column, DuckDB type, SQL expression of ours)
     once: tuple[tuple[str, str, str], ...] = ()
     # set-wise: how its rows become answers ("ranked_cards" from card_table, "one_row_each", "by_id")
@@ -228,6 +258,13 @@ class Method:
         if value is None:
             return value
         return query_norm(value) if name in self.words else search_norm(value) if name in self.texts else value
+
+    @property
+    def columns(self) -> tuple[tuple[str, str], ...]:
+        """The columns of its arguments table, as (column, DuckDB type): each request field its SQL reads, by the
+        field's name (bound_columns), then the call's strict cutoff as_of and its extra_columns. A set-wise
+        method's table holds a list per column, the calls' values in order; search's and a statistic's, one call's."""
+        return (*bound_columns(self.request), ("as_of", "DATE"), *self.extra_columns)
 
     @property
     def help(self) -> str:
@@ -269,30 +306,18 @@ class Method:
 TRIAL_COLUMNS = ("nct_id", "phase", "overall_status", "sponsor", "enrollment", "start_date", "title")
 STOPPED_COLUMNS = ("nct_id", "status", "stop_category", "phase", "drug_name", "termination_date", "why_stopped")
 
-# Each call's strict cutoff, which every set-wise method's SQL takes (None: the current state).
-AS_OFS = ("as_of", "as_ofs", "DATE")
-
 CONTRACT = (
     Method("search_trials", SearchTrialsRequest, list[Trial], "Trials for a drug in a condition, most relevant first.",
            "set-wise", display.trials(TRIAL_COLUMNS), {"drug": "semaglutide", "condition": "obesity"},
-           command="search-trials",
-           columns=(("drug", "drugs", "VARCHAR"), ("condition", "conditions", "VARCHAR"),
-                    ("date_before", "dates_before", "DATE"), AS_OFS, ("phase_filter", "phase_filters", "VARCHAR"),
-                    ("max_results", "max_results", "INTEGER")),
-           shape="ranked_cards", card_table="trial_card", model=Trial, words=("drug", "condition")),
+           command="search-trials", shape="ranked_cards", card_table="trial_card", model=Trial,
+           words=("drug", "condition")),
     Method("detect_whitespace", WhitespaceRequest, WhitespaceResult,
            "Is this drug-condition pair untested? If so, with the drugs tested for the condition.",
            "set-wise", display.whitespace, {"drug": "tadalafil", "condition": "NASH"}, command="whitespace",
-           columns=(("drug", "drugs", "VARCHAR"), ("condition", "conditions", "VARCHAR"),
-                    ("date_before", "dates_before", "DATE"), AS_OFS), shape="one_row_each", model=WhitespaceResult,
-           words=("drug", "condition")),
+           shape="one_row_each", model=WhitespaceResult, words=("drug", "condition")),
     Method("get_landscape", LandscapeRequest, ConditionLandscape,
            "Who competes in a condition and how far along they are.", "set-wise", display.landscape,
-           {"condition": "NASH", "top_n": 10}, command="landscape",
-           columns=(("condition", "conditions", "VARCHAR"), ("date_before", "dates_before", "DATE"), AS_OFS,
-                    ("top_n", "top_ns", "INTEGER"), ("status", "statuses", "VARCHAR[]"),
-                    ("phase", "phases", "VARCHAR[]"), ("location", "locations", "VARCHAR")),
-           shape="one_row_each", model=ConditionLandscape,
+           {"condition": "NASH", "top_n": 10}, command="landscape", shape="one_row_each", model=ConditionLandscape,
            words=("condition",),
            # the reference day of calls without a date_before, taken when the call is made (current_date in the
            # prepared query would make DuckDB plan it again at every execution)
@@ -300,30 +325,18 @@ CONTRACT = (
     Method("get_terminated", TerminatedRequest, list[TerminatedTrial],
            "Terminated, withdrawn and suspended trials, with why they stopped.", "set-wise",
            display.trials(STOPPED_COLUMNS), {"query": "erectile dysfunction"}, command="terminated",
-           columns=(("query", "queries", "VARCHAR"), ("date_before", "dates_before", "DATE"), AS_OFS,
-                    ("max_results", "max_results", "INTEGER")),
            shape="ranked_cards", card_table="stopped_card", model=TerminatedTrial, words=("query",)),
     Method("get_trial", TrialRequest, Trial | None,
            "One trial by NCT ID (or an alias).", "set-wise",
-           display.trial, {"nct_id": "NCT00711542"}, command="trial",
-           columns=(("nct_id", "nct_ids", "VARCHAR"), AS_OFS), shape="by_id", model=Trial),
+           display.trial, {"nct_id": "NCT00711542"}, command="trial", shape="by_id", model=Trial),
     Method("get_trial_details", TrialRequest, TrialDetails | None,
            "One trial with eligibility, sites, keywords and MeSH terms.", "set-wise",
-           display.trial, {"nct_id": "NCT00711542"}, command="details",
-           columns=(("nct_id", "nct_ids", "VARCHAR"), AS_OFS), shape="by_id", model=TrialDetails),
+           display.trial, {"nct_id": "NCT00711542"}, command="details", shape="by_id", model=TrialDetails),
     Method("search", SearchRequest, PaginationEnvelope,
            "Search with filters: a page, and a cursor for the next.", "search",
            display.search_page, {"condition": "diabetes", "status": "RECRUITING", "page_size": 5}, command="search",
-           # its arguments table holds one call's values (calls/search_page.sql reads the given ones)
-           columns=(("query", "query", "VARCHAR"), ("condition", "condition", "VARCHAR"),
-                    ("intervention", "intervention", "VARCHAR"), ("status", "status", "VARCHAR[]"),
-                    ("location", "location", "VARCHAR"), ("phase", "phase", "VARCHAR[]"),
-                    ("eligibility_keywords", "eligibility_keywords", "VARCHAR"),
-                    ("min_age", "min_age_days", "INTEGER"), ("max_age", "max_age_days", "INTEGER"),
-                    ("sex", "sex", "VARCHAR"), ("study_type", "study_type", "VARCHAR"),
-                    ("date_before", "date_before", "DATE"), ("as_of", "as_of", "DATE"),
-                    ("page_offset", "page_offset", "BIGINT"), ("nct_ids", "nct_ids", "VARCHAR[]"),
-                    ("near", "near", "BIGINT[]"), ("sort", "sort", "VARCHAR")),
+           # the page's place, from the cursor (calls/search_page.sql reads the given arguments)
+           extra_columns=(("page_offset", "BIGINT"),),
            words=("condition", "intervention"), texts=("query", "eligibility_keywords")),
 )
 
@@ -351,10 +364,6 @@ STATISTICS = tuple(Method(name, StatisticRequest, list[dict[str, Any]], "", "sta
                           {"condition": "asthma"}) for name in STATISTIC_NAMES)
 # The one arguments table every statistic's call query reads (statistic_args), so that each is prepared once per
 # connection and shape (ctmirror.answers.execute_shaped) instead of planned at every call.
-STATISTIC_ARGUMENTS = Method("statistic", StatisticRequest, None, "", "statistic", display.rows, {}, columns=(
-    ("condition", "condition", "VARCHAR"), ("intervention", "intervention", "VARCHAR"),
-    ("sponsor", "sponsor", "VARCHAR"), ("date_before", "date_before", "DATE"), ("as_of", "as_of", "DATE"),
-    ("phase", "phase", "VARCHAR[]"), ("status", "status", "VARCHAR[]"), ("location", "location", "VARCHAR"),
-    ("sponsor_class", "sponsor_class", "VARCHAR[]"), ("study_type", "study_type", "VARCHAR")))
+STATISTIC_ARGUMENTS = Method("statistic", StatisticRequest, None, "", "statistic", display.rows, {})
 
 METHODS: dict[str, Method] = {method.name: method for method in (*CONTRACT, *STATISTICS)}

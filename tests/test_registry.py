@@ -4,6 +4,7 @@ Mirror.call, Mirror.<name> (or Mirror.stats), Mirror.batch and the CLI's --json.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from pydantic import BaseModel
@@ -130,3 +131,28 @@ def test_a_batch_validates_every_call_before_any_query(m, monkeypatch):
     with pytest.raises(InvalidArgument, match="page_size"):
         m.batch([("get_trial", {"nct_id": "NCT00711542"}), ("search", {"condition": "asthma", "page_size": 0})])
     assert ran == []
+
+
+def test_each_call_query_reads_exactly_its_requests_columns():
+    """The arguments tables are made from the request models (registry.bound_columns): each column a call query
+    reads is a field of its request (or as_of, or one of ours), and each such column is read, so a field added to a
+    request without SQL that reads it, or SQL reading a column no request has, fails here."""
+    from ctmirror.core.sqlfiles import read_sql
+    from ctmirror.registry import STATISTIC_ARGUMENTS
+
+    reads = re.compile(r"\(SELECT (\w+) FROM (\w+)_args\)|\$(\w+)")
+    sources = {name: [read_sql(f"calls/{name}.sql")] for name, method in METHODS.items() if method.kind == "set-wise"}
+    sources["search"] = [read_sql("calls/search_page.sql"), read_sql("calls/search_count.sql")]
+    sources["statistic"] = [read_sql("calls/statistic.sql")]
+    methods = {**METHODS, "statistic": STATISTIC_ARGUMENTS}
+    for name, texts in sources.items():
+        method = methods[name]
+        columns = {column for column, _ in method.columns}
+        read = {column for text in texts for selected, table, parameter in reads.findall(text)
+                for column in [selected if table == name else parameter] if column}
+        ours = {"current_state", "any_filter", "page_limit", "today"}
+        read = {column for column in read if not column.startswith(("given_", "relax_")) and column not in ours}
+        assert read == columns, (name, read - columns, columns - read)
+    assert ("nct_id", "VARCHAR") in METHODS["get_trial"].columns
+    assert ("near", "BIGINT[]") in METHODS["search"].columns  # BoundAs: the versions near the point
+    assert not {"holdout", "cursor", "page_size", "fields"} & {c for c, _ in METHODS["search"].columns}

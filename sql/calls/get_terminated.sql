@@ -2,8 +2,8 @@
 -- whose table this reads): each call's trials as (k, card_no, version_no, relevance), in order; their cards
 -- (stopped_card) come from calls/stopped_cards.sql. Planned once per connection, then executed.
 SELECT k, card_no, version_no, relevance
-FROM get_terminated_many((SELECT queries FROM get_terminated_args),
-                         (SELECT dates_before FROM get_terminated_args),
-                         (SELECT as_ofs FROM get_terminated_args),
+FROM get_terminated_many((SELECT query FROM get_terminated_args),
+                         (SELECT date_before FROM get_terminated_args),
+                         (SELECT as_of FROM get_terminated_args),
                          (SELECT max_results FROM get_terminated_args),
-                         current_state := $current_state, relax_queries := $relax_queries);
+                         current_state := $current_state, relax_queries := $relax_query);

@@ -7,4 +7,4 @@ SELECT k, json_merge_patch(card, to_json({
     'keywords': keywords, 'condition_mesh_terms': condition_mesh_terms,
     'condition_ancestor_terms': condition_ancestor_terms, 'intervention_mesh_terms': intervention_mesh_terms
 }))::VARCHAR AS card
-FROM get_trial_details_many((SELECT nct_ids FROM get_trial_details_args), (SELECT as_ofs FROM get_trial_details_args))
+FROM get_trial_details_many((SELECT nct_id FROM get_trial_details_args), (SELECT as_of FROM get_trial_details_args))

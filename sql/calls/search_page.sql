@@ -4,7 +4,7 @@
 -- named relax_ and an argument's name, whether its text may scatter its words (false: the plan has no scattered
 -- words for it).
 SELECT * FROM search_studies_page($query, $condition, $intervention, $status, $location, $phase, $eligibility_keywords,
-                                  $min_age_days, $max_age_days, $sex, $study_type, $date_before, $as_of,
+                                  $min_age, $max_age, $sex, $study_type, $date_before, $as_of,
                                   $page_limit,
                                   $page_offset,
                                   term_count := $given_query::INTEGER + $given_condition::INTEGER

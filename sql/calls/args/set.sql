@@ -1,3 +1,3 @@
 -- A call's arguments, bound into the one row of {table} (args/table.sql); {assignments} (<column> =
--- $<column>::<type>, ...) come from the method's declaration in ctmirror/registry.py, the values are bound.
+-- $<column>::<type>, ...) come from the method's request (Method.columns), the values are bound.
 UPDATE {table} SET {assignments};
