@@ -32,7 +32,6 @@ from ctmirror.core.warehouse import Warehouse
 from ctmirror.registry import METHODS
 from ctmirror.server import v2
 from ctmirror.server.app import Settings, create_app
-from ctmirror.server.balance import BALANCE_FILE, SLOT
 from ingest.loader import load_paths
 
 PAGES = Path(__file__).parent / "data" / "pages"
@@ -626,37 +625,63 @@ def server_sockets_of(port: int, client_ports: set[int], pids: list[int]) -> Cou
     return owners
 
 
+def listeners_of(port: int, pids: list[int]) -> dict[int, frozenset[str]]:
+    """pid → the sockets listening on `port` (state 0A in /proc/net/tcp) the process holds, by inode."""
+    inodes = {f"socket:[{fields[9]}]" for line in Path("/proc/net/tcp").read_text().splitlines()[1:]
+              for fields in [line.split()] if int(fields[1].split(":")[1], 16) == port and fields[3] == "0A"}
+    owners = {}
+    for pid in pids:
+        try:
+            owners[pid] = frozenset(link for fd in Path(f"/proc/{pid}/fd").iterdir()
+                                    if (link := os.readlink(fd)) in inodes)
+        except OSError:
+            continue
+    return {pid: held for pid, held in owners.items() if held}
+
+
+def wait_for_listeners(process: subprocess.Popen, port: int, count: int) -> dict[int, frozenset[str]]:
+    for _ in range(600):
+        listening = listeners_of(port, worker_processes(process.pid))
+        if len(listening) == count:
+            return listening
+        time.sleep(0.05)
+    return listening
+
+
 @pytest.mark.slow
-def test_several_workers_share_keep_alive_connections_evenly(sample_warehouse):
-    """--workers 2: eight keep-alive clients, connecting one after another, are served four by each worker (uvicorn
-    alone let whichever worker woke first accept them, 8/0 or 7/1 at times: ctmirror/server/balance.py)."""
+def test_several_workers_listen_each_on_its_own_socket_and_one_that_dies_is_replaced(sample_warehouse):
+    """--workers 2: each worker process listens on the port with a socket of its own (SO_REUSEPORT), so the kernel
+    hands new connections to both (uvicorn's one shared socket let whichever woke first accept them all: 8/0 or 7/1
+    at times); a worker killed is replaced; and a second server is refused the port."""
     with serve_process(sample_warehouse, "--workers", "2") as (process, client):
-        children = worker_processes(process.pid)
-        counts = next(Path(v.split(b"=", 1)[1].decode()) for pid in children
-                      for v in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-                      if v.startswith(BALANCE_FILE.encode() + b"="))
-        for _ in range(600):  # until both workers serve (each claims its slot as it starts to accept)
-            workers = [SLOT.unpack_from(counts.read_bytes(), n * SLOT.size)[0] for n in range(2)]
-            if all(pid in children for pid in workers):
-                break
-            time.sleep(0.05)
-        assert all(pid in children for pid in workers)
         port = urlsplit(str(client.base_url)).port
-        client.close()  # its connection, and so the counts, gone before ours come
-        for _ in range(600):
-            if all(SLOT.unpack_from(counts.read_bytes(), n * SLOT.size)[1] == 0 for n in range(2)):
-                break
-            time.sleep(0.05)
+        listening = wait_for_listeners(process, port, 2)
+        first, second = listening.values()
+        assert len(first) == len(second) == 1 and first != second and not listeners_of(port, [process.pid])
         connections = []
-        for _ in range(8):
+        for _ in range(32):  # all on one worker: a chance of 2 in 2**32
             connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
             connection.request("GET", "/api/v2/version")
             assert connection.getresponse().read() and connection.sock is not None
             connections.append(connection)
-        owners = server_sockets_of(port, {c.sock.getsockname()[1] for c in connections}, workers)
+        owners = server_sockets_of(port, {c.sock.getsockname()[1] for c in connections}, list(listening))
         for connection in connections:
             connection.close()
-    assert sorted(owners.values()) == [4, 4]
+        assert sum(owners.values()) == 32 and len(owners) == 2 and min(owners.values()) > 0
+
+        os.kill(next(iter(listening)), signal.SIGKILL)
+        replaced = {}
+        for _ in range(600):
+            replaced = wait_for_listeners(process, port, 2)
+            if set(replaced) != set(listening):
+                break
+            time.sleep(0.05)
+        assert len(replaced) == 2 and len(set(replaced) & set(listening)) == 1
+        assert all(client.get("/api/v2/version").status_code == 200 for _ in range(8))
+
+        other = subprocess.run([sys.executable, "-m", "ctmirror.cli", "-w", str(sample_warehouse), "serve",
+                                "--port", str(port), "--workers", "2"], capture_output=True, text=True, timeout=60)
+        assert other.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in other.stderr
 
 
 @pytest.mark.slow

@@ -13,8 +13,6 @@ nothing is shared between requests but the pool.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from contextlib import asynccontextmanager
 from datetime import date
 from pathlib import Path
@@ -30,11 +28,11 @@ from starlette.routing import Route
 from ctmirror import __version__
 from ctmirror.mirror import Mirror
 from ctmirror.server.answering import MAX_BODY, Answerer
-from ctmirror.server.balance import BALANCE_FILE, make_balance_file
 from ctmirror.server.guard import Guard, allowed_hosts
 from ctmirror.server.methods_routes import SQL_MEMORY_LIMIT, methods_routes
 from ctmirror.server.pool import MirrorPool
 from ctmirror.server.v2.routes import v2_routes
+from ctmirror.server.workers import PROTOCOL, run_workers
 
 INDEX_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>ctmirror</title></head>
 <body style="font-family: sans-serif; max-width: 46em; margin: 2em auto; line-height: 1.5">
@@ -61,25 +59,6 @@ class Settings:
         self.exact_only = exact_only
         self.sql_memory_limit = sql_memory_limit
         self.host, self.allow_hosts = host, tuple(allow_hosts)
-
-    @classmethod
-    def from_environment(cls) -> Settings:
-        """What `ctmirror serve --workers N` hands each worker process (uvicorn imports the app by name)."""
-        as_of = os.environ.get("CTMIRROR_SERVE_AS_OF")
-        return cls(Path(os.environ["CTMIRROR_WAREHOUSE"]), as_of=date.fromisoformat(as_of) if as_of else None,
-                   sql=os.environ.get("CTMIRROR_SERVE_SQL") == "1",
-                   readers=int(os.environ.get("CTMIRROR_SERVE_READERS", "2")),
-                   sql_memory_limit=os.environ.get("CTMIRROR_SERVE_SQL_MEMORY", SQL_MEMORY_LIMIT),
-                   host=os.environ.get("CTMIRROR_SERVE_HOST", "127.0.0.1"),
-                   allow_hosts=tuple(h for h in os.environ.get("CTMIRROR_SERVE_ALLOW_HOSTS", "").split(",") if h),
-                   exact_only=os.environ.get("CTMIRROR_SERVE_EXACT_ONLY") == "1")
-
-    def to_environment(self) -> dict[str, str]:
-        return {"CTMIRROR_WAREHOUSE": str(self.warehouse), "CTMIRROR_SERVE_AS_OF": str(self.as_of or ""),
-                "CTMIRROR_SERVE_SQL": "1" if self.sql else "0", "CTMIRROR_SERVE_READERS": str(self.readers),
-                "CTMIRROR_SERVE_SQL_MEMORY": self.sql_memory_limit, "CTMIRROR_SERVE_HOST": self.host,
-                "CTMIRROR_SERVE_ALLOW_HOSTS": ",".join(self.allow_hosts),
-                "CTMIRROR_SERVE_EXACT_ONLY": "1" if self.exact_only else "0"}
 
     def hosts(self) -> frozenset[str]:
         return allowed_hosts(self.host, self.allow_hosts)
@@ -146,21 +125,12 @@ def agent_tools_routes(pool: MirrorPool, hosts: frozenset[str]):
     return [Route(path, ToolsEndpoint(), methods=["GET", "POST", "DELETE"]) for path in ("/mcp", "/mcp/")], sessions
 
 
-def app_from_environment() -> Guard:
-    return create_app(Settings.from_environment())
-
-
 def serve(settings: Settings, *, host: str, port: int, workers: int) -> None:
-    """Runs the server until SIGTERM or Ctrl-C (uvicorn finishes the requests in flight, then stops)."""
+    """Runs the server until SIGTERM or Ctrl-C (uvicorn finishes the requests in flight, then stops); with several
+    workers, each a process listening on the port (ctmirror/server/workers.py)."""
+    if workers > 1:
+        run_workers(settings, host=host, port=port, workers=workers)
+        return
     import uvicorn
 
-    protocol = "ctmirror.server.no_delay:NoDelayH11Protocol"
-    if workers > 1:  # each worker process imports the app by name and reads its settings from the environment
-        os.environ.update(settings.to_environment())
-        with tempfile.TemporaryDirectory(prefix="ctmirror-serve-") as folder:  # the workers' connection counts
-            os.environ[BALANCE_FILE] = str(make_balance_file(Path(folder), workers))
-            uvicorn.run("ctmirror.server.app:app_from_environment", factory=True, host=host, port=port,
-                        workers=workers, log_level="warning", http=protocol,
-                        loop="ctmirror.server.balance:BalancedEventLoop")
-    else:
-        uvicorn.run(create_app(settings), host=host, port=port, log_level="warning", http=protocol)
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="warning", http=PROTOCOL)
