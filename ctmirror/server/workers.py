@@ -3,8 +3,10 @@ so the kernel spreads new connections over them (by a hash of each connection's 
 connections another would serve sooner: with one shared socket, whichever worker woke first accepted every
 connection waiting (eight keep-alive clients split 8/0 or 7/1 at times).
 
-The parent process only supervises: it checks the port is free, starts the workers, starts a new one for any that
-dies, and on SIGTERM or Ctrl-C asks each to stop (uvicorn finishes the requests in flight).
+The parent process only supervises: it checks the port is free, starts the workers and lets them listen once all
+are ready (a worker listening alone would be handed every connection made meanwhile, and keep-alive clients keep
+theirs), starts a new one for any that dies, and on SIGTERM or Ctrl-C asks each to stop (uvicorn finishes the
+requests in flight).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import signal
 import socket
 import threading
 
-from ctmirror.core.errors import InputError
+from ctmirror.core.errors import CtmirrorError, InputError
 
 # uvicorn's HTTP/1.1 protocol with Nagle's algorithm off (ctmirror/server/no_delay.py)
 PROTOCOL = "ctmirror.server.no_delay:NoDelayH11Protocol"
@@ -46,13 +48,15 @@ def listening_socket(family: socket.AddressFamily, host: str, port: int) -> sock
     return sock
 
 
-def _worker(settings, family: socket.AddressFamily, host: str, port: int) -> None:
+def _worker(settings, family: socket.AddressFamily, host: str, port: int, ready, listen) -> None:
     import uvicorn
 
     from ctmirror.server.app import create_app
 
     sock = listening_socket(family, host, port)
     config = uvicorn.Config(create_app(settings), log_level="warning", http=PROTOCOL)
+    ready.release()
+    listen.wait()
     uvicorn.Server(config).run(sockets=[sock])
 
 
@@ -61,8 +65,11 @@ def run_workers(settings, *, host: str, port: int, workers: int) -> None:
     family, port = free_address(host, port)
     context = multiprocessing.get_context("spawn")  # a fresh interpreter: no DuckDB state inherited
 
+    ready, listen = context.Semaphore(0), context.Event()
+
     def start() -> multiprocessing.Process:
-        process = context.Process(target=_worker, args=(settings, family, host, port), name="ctmirror-serve")
+        process = context.Process(target=_worker, args=(settings, family, host, port, ready, listen),
+                                  name="ctmirror-serve")
         process.start()
         return process
 
@@ -70,6 +77,13 @@ def run_workers(settings, *, host: str, port: int, workers: int) -> None:
     previous = {sig: signal.signal(sig, lambda *_: stopping.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
     processes = [start() for _ in range(workers)]
     try:
+        started = 0
+        while started < workers and not stopping.is_set():
+            if ready.acquire(timeout=CHECK_EVERY):
+                started += 1
+            elif not all(process.is_alive() for process in processes):
+                raise CtmirrorError("a worker of ctmirror serve stopped before it was ready (its error is above)")
+        listen.set()  # from here on a new worker listens as soon as it is ready
         while not stopping.wait(CHECK_EVERY):
             for n, process in enumerate(processes):
                 if not process.is_alive():  # died (killed, out of memory): its connections are lost, not its port
