@@ -286,7 +286,7 @@ def left_out(strict: Mirror, method: Method, calls: list[dict[str, Any]], exact:
         return [None] * len(calls)
     if method.shape == "ranked_cards":
         ranked = _execute(strict, method, [{**call, "max_results": MAX_RESULTS} for call in calls]).fetchall()
-        query = read_sql("calls/reconstructed_cards.sql").replace("{card_table}", method.card_table)
+        query = read_sql("calls/queries.sql", "reconstructed_cards").replace("{card_table}", method.card_table)
         numbers = sorted({card_no for _, card_no, _, _ in ranked})
         reconstructed = {row[0] for row in strict.con.execute(query, {"card_numbers": numbers}).fetchall()}
         counts = [0] * len(calls)

@@ -837,7 +837,8 @@ def _prompt(m, limit: int, timeout: float) -> None:
                 typer.echo(table(m.rows(read_sql("catalog/queries/documented_views.sql")), ["view_name", "comment"],
                                  max_width=90))
             elif command == ".schema" and argument.strip():
-                columns = m.rows(read_sql("catalog/queries/documented_columns.sql"), {"view": argument.strip()})
+                documented = read_sql("catalog/queries/status.sql", "documented_columns")
+                columns = m.rows(documented, {"view": argument.strip()})
                 typer.echo(table(columns, ["column_name", "data_type", "comment"], max_width=80) if columns else
                            f"no table or view named {argument.strip()!r}: .tables lists them")
             else:

@@ -30,7 +30,7 @@ def data_model_markdown(mirror: Mirror) -> str:
              "holds every version's rows of the table, with the same columns: what the methods answer from as of a",
              "past date (docs/architecture.md)."]
     for view in views:
-        columns = mirror.rows(read_sql("catalog/queries/documented_columns.sql"), {"view": view["view_name"]})
+        columns = mirror.rows(read_sql("catalog/queries/status.sql", "documented_columns"), {"view": view["view_name"]})
         lines += ["", f"## `{view['view_name']}`", "", view["comment"] or "", "",
                   "| column | type | meaning |", "| --- | --- | --- |"]
         for column in columns:

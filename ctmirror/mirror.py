@@ -154,12 +154,12 @@ class Mirror(Methods):
             raise
 
     def _check_catalog(self) -> None:
-        """Reads the catalog's digests (publish/catalog_format.sql): tables and views from other SQL than this
+        """Reads the catalog's digests (publish/queries.sql, catalog_format): tables and views from other SQL than this
         version's are refused with the way out; macros alone from other SQL are replaced, on this connection, by this
         version's (temporary macros, which DuckDB finds before the catalog's), so the state reads as is."""
         tables, macros = catalog_digests()
         try:
-            found = self.con.execute(read_sql("calls/catalog_format.sql")).fetchone()
+            found = self.con.execute(read_sql("calls/queries.sql", "catalog_format")).fetchone()
         except duckdb.Error:  # a catalog from before the digests
             found = None
         if found is None or found[0] != tables:

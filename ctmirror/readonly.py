@@ -38,25 +38,25 @@ def open_reader(catalog: Path, root: Path, allowed: Iterable[Path], *, threads: 
     """A locked connection to `catalog`. root: the folder its views name their files relative to (a warehouse,
     or a snapshot folder); allowed: the only folders it may read below; threads: DuckDB's threads for its queries
     (None: one a core); memory_limit: DuckDB's for the whole connection (None: its default); exact_only: at a
-    cutoff, no reconstructed study shown (sql/session/exact_only.sql). A reader never spills to disk: a query over
-    its memory fails rather than write a temporary file."""
+    cutoff, no reconstructed study shown (sql/session/settings.sql, exact_only). A reader never spills to disk: a
+    query over its memory fails rather than write a temporary file."""
     con = duckdb.connect(":memory:", config=READER_CONFIG)
     try:
-        con.execute(read_sql("session/quiet.sql"))
+        con.execute(read_sql("session/settings.sql", "quiet"))
         # ATTACH binds no parameter: the path goes in as a quoted literal.
         con.execute(f"ATTACH {sql_literal(str(catalog))} AS catalog (READ_ONLY)")
         con.execute("USE catalog")
-        con.execute(read_sql("session/reader.sql"))
-        con.execute(read_sql("session/set_root.sql"), {"root": str(root)})
+        con.execute(read_sql("session/settings.sql", "reader"))
+        con.execute(read_sql("session/settings.sql", "set_root"), {"root": str(root)})
         if threads is not None:
-            con.execute(read_sql("session/threads.sql"), {"threads": threads})
+            con.execute(read_sql("session/settings.sql", "threads"), {"threads": threads})
         if memory_limit is not None:
-            con.execute(read_sql("session/memory_limit.sql"), {"limit": memory_limit})
+            con.execute(read_sql("session/settings.sql", "memory_limit"), {"limit": memory_limit})
         if exact_only:
-            con.execute(read_sql("session/exact_only.sql"))
-        con.execute(read_sql("session/allowed_directories.sql"),
+            con.execute(read_sql("session/settings.sql", "exact_only"))
+        con.execute(read_sql("session/settings.sql", "allowed_directories"),
                     {"folders": [str(folder).rstrip("/") + "/" for folder in allowed]})
-        con.execute(read_sql("session/lock_reader.sql"))
+        con.execute(read_sql("session/settings.sql", "lock_reader"))
     except BaseException:
         con.close()
         raise

@@ -132,12 +132,12 @@ class AactDump:
         con.execute(read_sql("aact/derived.sql"))
         con.execute(read_sql("aact/links.sql"))
         self.bad = self._bad_rows(con)
-        unnamed = con.execute(read_sql("aact/unnamed_studies.sql")).fetchone()[0]
+        unnamed = con.execute(read_sql("aact/queries.sql", "unnamed_studies")).fetchone()[0]
         if unnamed:
             raise AactDumpError(f"AACT dump {self.label}: studies.txt: {unnamed} row(s) have no nct_id")
         # The reassembly runs beside the normaliser's DuckDB and Python's validation, so it gets what they leave: a
         # second thread only adds contention, even for the first chunk, which runs while the dump is stored.
-        con.execute(read_sql("session/threads.sql"), {"threads": BESIDE_PYTHON})
+        con.execute(read_sql("session/settings.sql", "threads"), {"threads": BESIDE_PYTHON})
         self.con = con
 
     @contextmanager
@@ -160,7 +160,7 @@ class AactDump:
             reassembly.execute(f"PREPARE aact_reassembly AS {query}")
 
         def chunk(lo: str, hi: str | None) -> list[tuple[str, bytes]]:
-            reassembly.execute(read_sql("aact/chunk_bounds.sql"), {"lo": lo, "hi": hi or _AFTER_ALL})
+            reassembly.execute(read_sql("aact/queries.sql", "chunk_bounds"), {"lo": lo, "hi": hi or _AFTER_ALL})
             return reassembly.execute("EXECUTE aact_reassembly").fetchall()
 
         def first(lo: str, hi: str | None) -> list[tuple[str, bytes]]:

@@ -29,7 +29,7 @@ def file_list_sql(paths: Iterable[Path], root: Path, recorded_root: Path) -> str
     resolved against ctmirror_root when read, else against `recorded_root` (where the folder will stay)."""
     base = root.resolve()
     relative = [Path(p).resolve().relative_to(base).as_posix() for p in paths]
-    template = "\n".join(line for line in read_sql("catalog_views/file_list.sql").splitlines()
+    template = "\n".join(line for line in read_sql("catalog_views/queries.sql", "file_list").splitlines()
                          if not line.startswith("--"))  # an expression, spliced into a view's definition
     return (template.strip()
             .replace("{relative}", "[" + ", ".join(sql_literal(r) for r in relative) + "]")
@@ -77,7 +77,8 @@ def _build_index(con: duckdb.DuckDBPyConnection, root: Path, version_files: list
 
     def run(names: list[str]) -> None:
         cursor = _in_catalog(quiet(con.cursor()), database)
-        cursor.execute(read_sql("session/set_root.sql"), {"root": str(root.resolve())})  # variables are per cursor
+        # variables are per cursor
+        cursor.execute(read_sql("session/settings.sql", "set_root"), {"root": str(root.resolve())})
         try:
             for name in names:
                 if on_index is not None:
@@ -141,16 +142,16 @@ def _document_every_version(con: duckdb.DuckDBPyConnection, tables: list[str]) -
         con.execute(f"COMMENT ON VIEW all_{table} IS "
                     + sql_literal(f"Every version's rows of {table} (the state's segments), same columns."))
         documented = {column: comment for column, _, comment in con.execute(
-            read_sql("catalog/queries/documented_columns.sql"), {"view": table}).fetchall()}
-        for column, _, _ in con.execute(read_sql("catalog/queries/documented_columns.sql"),
+            read_sql("catalog/queries/status.sql", "documented_columns"), {"view": table}).fetchall()}
+        for column, _, _ in con.execute(read_sql("catalog/queries/status.sql", "documented_columns"),
                                         {"view": f"all_{table}"}).fetchall():
             con.execute(f'COMMENT ON COLUMN all_{table}."{column}" IS ' + sql_literal(documented.get(column) or ""))
 
 
 def _view_sql(template: str, view: str, files: str) -> str:
-    """A view definition from its file: DuckDB binds no parameters in DDL, so the view's name (one of our
-    table names) and its file list (file_list_sql) are filled in."""
-    return read_sql(template).replace("{view}", view).replace("{files}", files)
+    """A view definition from its template (catalog_views/queries.sql's over_files): DuckDB binds no parameters in
+    DDL, so the view's name (one of our table names) and its file list (file_list_sql) are filled in."""
+    return template.replace("{view}", view).replace("{files}", files)
 
 
 # The SQL a catalog's index is built by: a state's catalog is patched only by the code that built it. Not sql/serve/
@@ -215,7 +216,8 @@ def _patch_index(con: duckdb.DuckDBPyConnection, root: Path, version_files: list
         copied = [v for v in inputs if v in COPIED_FOR_PATCH]
         for view in inputs:
             if view not in copied:
-                con.execute(read_sql("catalog_views/changed_rows.sql").replace("{view}", view))  # our own names
+                changed_rows = read_sql("catalog_views/queries.sql", "changed_rows")
+                con.execute(changed_rows.replace("{view}", view))  # our own names
         new_only = {f"all_{table}": [str(f) for f in patch.new_files.get(table, [])] for table in NEW_VERSION_INPUTS}
 
         def copy(view: str) -> None:
@@ -227,7 +229,7 @@ def _patch_index(con: duckdb.DuckDBPyConnection, root: Path, version_files: list
                     if new_only[view]:
                         cursor.execute(fill, {"files": new_only[view]})
                 else:
-                    cursor.execute(read_sql("publish/patch/changed_rows_copy.sql").replace("{view}", view))
+                    cursor.execute(read_sql("publish/patch/queries.sql", "changed_rows_copy").replace("{view}", view))
             finally:
                 cursor.close()
 
@@ -246,10 +248,10 @@ def _patch_index(con: duckdb.DuckDBPyConnection, root: Path, version_files: list
             raise WarehouseError(f"the patch of a catalog does not know the index's tables {sorted(built ^ known)}",
                                  hint="run `ctmirror republish` (a whole build); then report this as a bug")
         con.execute(read_sql("publish/patch/renumbered_version.sql"))
-        renumbered = con.execute(read_sql("publish/patch/renumbered_count.sql")).fetchone()[0]
+        renumbered = con.execute(read_sql("publish/patch/queries.sql", "renumbered_count")).fetchone()[0]
         _in_catalog(con)
         for table in PATCHED_BY_VERSION:  # each file's statements at once (none binds a parameter)
-            con.execute(read_sql("publish/patch/by_version.sql").replace("{table}", table))  # our own names
+            con.execute(read_sql("publish/patch/queries.sql", "by_version").replace("{table}", table))  # our own names
         for table in PATCHED_BY_NEW_VERSION:
             drop, add = statements(read_sql("publish/patch/by_new_version.sql").replace("{table}", table))
             con.execute(drop)
@@ -257,7 +259,7 @@ def _patch_index(con: duckdb.DuckDBPyConnection, root: Path, version_files: list
                 con.execute(read_sql("publish/patch/renumber_kept.sql").replace("{table}", table))
             con.execute(add)
         for table in PATCHED_BY_STUDY:
-            con.execute(read_sql("publish/patch/by_study.sql").replace("{table}", table))
+            con.execute(read_sql("publish/patch/queries.sql", "by_study").replace("{table}", table))
         con.execute(read_sql("publish/patch/texts.sql"))
         con.execute(read_sql("publish/patch/name_keys.sql"))
         for table, index_file in REBUILT_BY_PATCH.items():
@@ -292,8 +294,8 @@ def build_catalog(path: Path, root: Path, tables: dict[str, list[Path]],
     if patch is None:
         path.unlink(missing_ok=True)
     path.with_name(path.name + ".wal").unlink(missing_ok=True)  # a failed patch's, never to be replayed here
-    con.execute(read_sql("session/catalog_writer.sql"))  # a database setting: the index's cursors share it
-    con.execute(read_sql("session/set_root.sql"), {"root": str(root.resolve())})
+    con.execute(read_sql("session/settings.sql", "catalog_writer"))  # a database setting: the index's cursors share it
+    con.execute(read_sql("session/settings.sql", "set_root"), {"root": str(root.resolve())})
     # The row group size is an option of ATTACH only, and a file keeps it only while attached so. The storage
     # version is the oldest whose files store a column zstd-compressed (trial_detail's criteria): DuckDB 1.2.
     con.execute(f"ATTACH {sql_literal(str(path))} AS {CATALOG_ALIAS} "
@@ -302,19 +304,20 @@ def build_catalog(path: Path, root: Path, tables: dict[str, list[Path]],
         _in_catalog(con)
         for name in sql_files("schema"):
             con.execute(read_sql(name))
+        over_files = read_sql("catalog_views/queries.sql", "over_files")
         for view, files in sorted(tables.items()):
-            con.execute(_view_sql("catalog_views/over_files.sql", view, file_list_sql(files, root, recorded_root)))
+            con.execute(_view_sql(over_files, view, file_list_sql(files, root, recorded_root)))
         if patch is None:
-            con.execute(read_sql("publish/current_version_table.sql"))
+            con.execute(read_sql("publish/queries.sql", "current_version_table"))
         else:  # the previous catalog's, its changed studies' rows replaced (600,000 rows read and sorted: 1.3 s)
             for statement in statements(read_sql("publish/patch/current_version.sql")):
                 con.execute(statement, {"nct_ids": patch.changed})
         for view, files in sorted((current_rows or {}).items()):
-            con.execute(_view_sql("catalog_views/current_rows.sql", view, file_list_sql(files, root, recorded_root)))
+            con.execute(_view_sql(read_sql("catalog_views/current_rows.sql"), view,
+                                  file_list_sql(files, root, recorded_root)))
         every_version = versions or {t: tables[t] for t in VERSIONED_INDEX_INPUTS}
         for table, files in sorted(every_version.items()):
-            con.execute(_view_sql("catalog_views/over_files.sql", f"all_{table}",
-                                  file_list_sql(files, root, recorded_root)))
+            con.execute(_view_sql(over_files, f"all_{table}", file_list_sql(files, root, recorded_root)))
         # The search index and trial cards are native tables: point lookups on them take milliseconds
         # where the same lookups over Parquet would read whole columns.
         if patch is None:
@@ -327,10 +330,10 @@ def build_catalog(path: Path, root: Path, tables: dict[str, list[Path]],
                 con.execute(macro_sql(name))
         _document_every_version(con, sorted(every_version))
         tables_digest, macros_digest = catalog_digests()
-        con.execute(read_sql("publish/catalog_format.sql"),
+        con.execute(read_sql("publish/queries.sql", "catalog_format"),
                     {"tables_digest": tables_digest, "macros_digest": macros_digest})
         con.execute(f"CHECKPOINT {CATALOG_ALIAS}")
     finally:
-        con.execute(read_sql("session/catalog_writer_done.sql"))
-        con.execute(read_sql("session/reset_root.sql"))
+        con.execute(read_sql("session/settings.sql", "catalog_writer_done"))
+        con.execute(read_sql("session/settings.sql", "reset_root"))
         con.execute(f"DETACH {CATALOG_ALIAS}")

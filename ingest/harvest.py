@@ -341,7 +341,7 @@ class _Run:
             con = quiet(duckdb.connect())
             try:
                 studies = [str(f) for f in current.table_files("studies")]
-                known = {r[0] for r in con.execute(read_sql("publish/present_studies.sql"),
+                known = {r[0] for r in con.execute(read_sql("publish/queries.sql", "present_studies"),
                                                    {"studies": studies}).fetchall()}
             finally:
                 con.close()
@@ -354,7 +354,7 @@ class _Run:
             return set()
         con = quiet(duckdb.connect())
         try:
-            return {r[0] for r in con.execute(read_sql("publish/seen_in_receipts.sql"), {
+            return {r[0] for r in con.execute(read_sql("publish/queries.sql", "seen_in_receipts"), {
                 "sightings": [str(s.table_file("sightings")) for s in segments], "receipts": run_receipts,
             }).fetchall()}
         finally:
@@ -411,7 +411,7 @@ def sync_from_bulk(warehouse: Warehouse, source: str, *, progress: Progress | No
         state = writer.publish(run)
         con = quiet(duckdb.connect())
         try:
-            newest = con.execute(read_sql("publish/newest_update.sql"),
+            newest = con.execute(read_sql("publish/queries.sql", "newest_update"),
                                  {"studies": [str(f) for f in state.table_files("studies")]}).fetchone()[0]
         finally:
             con.close()

@@ -102,7 +102,7 @@ TRUSTED_SOURCES = ("bulk", "sample", "aact")
 
 
 def study_structure_of(con: duckdb.DuckDBPyConnection) -> dict:
-    return json.loads(con.execute(read_sql("stage/study_structure.sql")).fetchone()[0])
+    return json.loads(con.execute(read_sql("stage/queries.sql", "study_structure")).fetchone()[0])
 
 
 def record_shape(con: duckdb.DuckDBPyConnection) -> RecordShape:
@@ -215,15 +215,15 @@ class Normalizer:
         con = self.con
         known = [str(s.table_file("study_versions")) for s in self.warehouse.segments()]
         con.execute(read_sql("stage/receipts.sql"))
-        con.executemany(read_sql("stage/receipt_row.sql"),
+        con.executemany(read_sql("stage/queries.sql", "receipt_row"),
                         [(r.receipt_id, r.received_at.rstrip("Z"), r.source, r.origin,
                           (r.context or {}).get("dump_date")) for r in batch.receipts])
-        con.execute(read_sql("stage/known_versions.sql"))
+        con.execute(read_sql("stage/queries.sql", "known_versions"))
         if known:
-            con.execute(read_sql("stage/known_versions_of.sql"), {"files": known})
-        con.execute(read_sql("stage/known_rejects.sql"))
+            con.execute(read_sql("stage/queries.sql", "known_versions_of"), {"files": known})
+        con.execute(read_sql("stage/queries.sql", "known_rejects"))
         if known and batch.rejected:
-            con.execute(read_sql("stage/known_rejects_of.sql"),
+            con.execute(read_sql("stage/queries.sql", "known_rejects_of"),
                         {"files": [str(s.table_file("quarantine")) for s in self.warehouse.segments()]})
         staged = {"staging": str(batch.staging_path), "object_bytes": max(PARSE_BUFFER_BYTES, batch.longest_line + 1)}
         with all_cores(con) if last else nullcontext():
@@ -249,7 +249,7 @@ class Normalizer:
         batch_counts = dict(zip(("records", "versions_added", "studies_added", "studies_changed"), row))
         batch_counts["quarantined"] = batch.rejected
         batch_counts["records"] += batch.rejected
-        batch_counts["quarantine_rows_added"] = con.execute(read_sql("asof/row_count.sql"), {
+        batch_counts["quarantine_rows_added"] = con.execute(read_sql("asof/queries.sql", "row_count"), {
             "file": str(tmp / "quarantine.parquet")}).fetchone()[0] if batch.rejected else 0
         meta = {
             "segment_id": segment_id,

@@ -98,7 +98,7 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
         _load_removals(con, warehouse, segments)
         counts = dict(zip(
             ("studies", "versions", "quarantined"),
-            con.execute(read_sql("publish/state_counts.sql"),
+            con.execute(read_sql("publish/queries.sql", "state_counts"),
                         {"quarantine": [str(s.table_file("quarantine")) for s in segments]}).fetchone(),
         ))
         thesaurus = thesaurus_files(warehouse.root)
@@ -118,7 +118,8 @@ def publish(warehouse: Warehouse, *, run: dict, keep: int = DEFAULT_KEEP_STATES,
                 copies[table] = ("publish/current_rows.sql", filtered or segments)
         index_inputs = {t: [s.table_file(t) for s in segments] for t in INDEX_INPUT_TABLES}
 
-        current_keys = (polars.from_arrow(con.execute(read_sql("publish/current_version_keys.sql")).to_arrow_table())
+        keys_query = read_sql("publish/queries.sql", "current_version_keys")
+        current_keys = (polars.from_arrow(con.execute(keys_query).to_arrow_table())
                         if any(query == "publish/current_rows.sql" for query, _ in copies.values()) else None)
 
         def write_current(table: str) -> Path:
@@ -216,7 +217,7 @@ def catalog_patch(con: duckdb.DuckDBPyConnection, warehouse: Warehouse, segments
     changed = {nct_id for (nct_id,) in con.execute(read_sql("publish/patch/removed_studies.sql"),
                                                    {"before": str(removals_before)}).fetchall()}
     if new:
-        changed.update(nct_id for (nct_id,) in con.execute(read_sql("publish/patch/new_version_studies.sql"),
+        changed.update(nct_id for (nct_id,) in con.execute(read_sql("publish/patch/queries.sql", "new_version_studies"),
                                                            {"files": new}).fetchall())
     since_whole = (previous.meta.get("index") or {}).get("patched_since_whole", 0)
     if since_whole + len(changed) > PATCH_SHARE * studies:
@@ -336,8 +337,8 @@ def drop_stored_records(con: duckdb.DuckDBPyConnection, segments: list[Segment],
         target = segment.table_file("study_versions")
         columns = pyarrow.parquet.read_schema(target).names
         partial = target.with_name(f".tmp-{target.name}")
-        query = "publish/without_records.sql" if "record_bytes" in columns else "publish/without_records_sized.sql"
-        write_parquet(con, read_sql(query), {"file": str(target)}, partial)
+        query = "without_records" if "record_bytes" in columns else "without_records_sized"
+        write_parquet(con, read_sql("publish/queries.sql", query), {"file": str(target)}, partial)
         with open(partial, "rb") as written:
             os.fsync(written.fileno())
         os.replace(partial, target)
@@ -398,7 +399,7 @@ def _load_removals(con, warehouse: Warehouse, segments: list) -> None:
     if removals.exists():
         con.execute(read_sql("publish/registry_removals.sql"), {"removals": str(removals)})
     else:
-        con.execute(read_sql("publish/no_registry_removals.sql"))
+        con.execute(read_sql("publish/queries.sql", "no_registry_removals"))
     con.execute(read_sql("publish/active_removals.sql"),
                 {"sightings": [str(s.table_file("sightings")) for s in segments]})
 

@@ -107,9 +107,10 @@ def _write(work: Path, segments: list, cutoff: date, state: State, root: Path, e
     try:
         load_all_versions(con, segments)
         con.execute(read_sql("asof/version_map.sql"), {"cutoff": cutoff})
-        exact = con.execute(read_sql("asof/exact_counts.sql")).fetchone()  # of the strict map: (exact, studies)
+        # of the strict map: (exact, studies)
+        exact = con.execute(read_sql("asof/queries.sql", "exact_counts")).fetchone()
         if exact_only:
-            con.execute(read_sql("asof/exact_only.sql"))
+            con.execute(read_sql("asof/queries.sql", "exact_only"))
         for table in normalised_tables():
             files = [str(s.table_file(table)) for s in segments]
             if table == "studies":
@@ -123,9 +124,9 @@ def _write(work: Path, segments: list, cutoff: date, state: State, root: Path, e
         # the registry's state only.
         for table in (*HISTORY_TABLES[1:], "sync_runs"):
             con.sql(read_sql(f"asof/empty_{table}.sql")).write_parquet(str(tables / f"{table}.parquet"))
-        con.execute(read_sql("publish/no_registry_removals.sql"))
+        con.execute(read_sql("publish/queries.sql", "no_registry_removals"))
         con.table("registry_removals").write_parquet(str(tables / "registry_removals.parquet"))
-        counts = {p.stem: con.execute(read_sql("asof/row_count.sql"), {"file": str(p)}).fetchone()[0]
+        counts = {p.stem: con.execute(read_sql("asof/queries.sql", "row_count"), {"file": str(p)}).fetchone()[0]
                   for p in sorted(tables.glob("*.parquet"))}
         _write_records(con, work, segments, root)
     finally:

@@ -128,17 +128,17 @@ def writer_memory() -> dict[str, str]:
 @contextmanager
 def threads_for(con: duckdb.DuckDBPyConnection, threads: int) -> Iterator[None]:
     """`con`'s DuckDB threads set to `threads` for the block, then as they were."""
-    before = con.execute(read_sql("session/current_threads.sql")).fetchone()[0]
-    con.execute(read_sql("session/threads.sql"), {"threads": threads})
+    before = con.execute(read_sql("session/settings.sql", "current_threads")).fetchone()[0]
+    con.execute(read_sql("session/settings.sql", "threads"), {"threads": threads})
     try:
         yield
     finally:
-        con.execute(read_sql("session/threads.sql"), {"threads": before})
+        con.execute(read_sql("session/settings.sql", "threads"), {"threads": before})
 
 
 def side_by_side(con: duckdb.DuckDBPyConnection):
     """For the time writer_lanes() cursors of `con` run queries at once: the cores divided among them
-    (sql/session/threads.sql says why)."""
+    (sql/session/settings.sql, threads, says why)."""
     return threads_for(con, max(1, CORES // writer_lanes()))
 
 
@@ -159,10 +159,10 @@ def record_pandas_absent() -> None:
 
 
 def quiet(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
-    """The connection (or cursor) with DuckDB's progress bar off (sql/session/quiet.sql says why). Every writer's
-    connection passes here: pandas is recorded absent first (record_pandas_absent)."""
+    """The connection (or cursor) with DuckDB's progress bar off (sql/session/settings.sql, quiet, says why). Every
+    writer's connection passes here: pandas is recorded absent first (record_pandas_absent)."""
     record_pandas_absent()
-    con.execute(read_sql("session/quiet.sql"))
+    con.execute(read_sql("session/settings.sql", "quiet"))
     return con
 
 

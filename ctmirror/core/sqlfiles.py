@@ -7,6 +7,7 @@ editable install reads the top-level folder directly.
 from __future__ import annotations
 
 import hashlib
+import re
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -24,9 +25,31 @@ def sql_root() -> Path:
 
 
 @cache
-def read_sql(relative: str) -> str:
-    """The text of one SQL file, e.g. `read_sql("normalize/studies.sql")`."""
-    return (sql_root() / relative).read_text(encoding="utf-8")
+def read_sql(relative: str, name: str | None = None) -> str:
+    """The text of one SQL file, e.g. `read_sql("normalize/studies.sql")`; or, with `name`, of one query of a file
+    of named queries, e.g. `read_sql("session/settings.sql", "threads")`."""
+    if name is None:
+        return (sql_root() / relative).read_text(encoding="utf-8")
+    queries = named_queries(relative)
+    if name not in queries:
+        raise KeyError(f"sql/{relative} has no query named {name!r}: it has {', '.join(queries)}")
+    return queries[name]
+
+
+# The line a query of a file of named queries begins with (its comment follows it).
+QUERY_NAME = re.compile(r"^-- name: (\w+)[ \t]*$", re.MULTILINE)
+
+
+@cache
+def named_queries(relative: str) -> dict[str, str]:
+    """The queries of a file of short ones, by name: each from the line after its `-- name: <name>` to the next
+    such line (the file's own comment, before the first, describes the file). Short statements live together so
+    a folder shows what it makes rather than dozens of one-line files."""
+    pieces = QUERY_NAME.split(read_sql(relative))
+    queries = {name: text.strip("\n") + "\n" for name, text in zip(pieces[1::2], pieces[2::2], strict=True)}
+    if len(queries) != len(pieces) // 2:
+        raise ValueError(f"sql/{relative} names a query twice")
+    return queries
 
 
 @cache

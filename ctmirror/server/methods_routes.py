@@ -116,8 +116,8 @@ def run_sql(query: str, limit: int, timeout: float, mirror: Mirror) -> Response:
         if "INTERRUPT" in str(exc).upper():
             raise InvalidArgument(f"the query ran longer than {timeout:g} s and was stopped") from exc
         if "Out of Memory" in str(exc):
-            raise InvalidArgument(f"the query needs more than the SQL endpoint's memory limit "
-                                  f"({mirror.con.execute(read_sql('session/memory_setting.sql')).fetchone()[0]})",
+            setting = mirror.con.execute(read_sql("session/settings.sql", "memory_setting")).fetchone()[0]
+            raise InvalidArgument(f"the query needs more than the SQL endpoint's memory limit ({setting})",
                                   recovery_hint="aggregate or filter in SQL, select fewer or shorter columns, or "
                                                 "start the server with a larger --sql-memory-limit") from exc
         raise

@@ -1,6 +1,6 @@
 -- A view of the current versions' rows of a table the state does not copy, read from the segments that hold
 -- every version ({view} and {files} filled in by ctmirror/catalog.py; current_version from
--- sql/publish/current_version_table.sql).
+-- sql/publish/queries.sql (current_version_table)).
 CREATE OR REPLACE VIEW {view} AS
 SELECT t.*
 FROM read_parquet({files}, union_by_name = true) AS t

@@ -3,7 +3,7 @@
 -- page of the studies passing all given filters (NULL = no filter), as search candidates, by relevance (sum of the
 -- query, condition and intervention scores) then nct_id, or by sort_order ('StartDate:desc', 'EnrollmentCount:asc';
 -- PrimaryCompletionDate, StudyFirstPostDate; studies without the value last) then relevance. id_list: only these
--- NCT IDs (or aliases); near_versions: the versions with a site near a point (calls/near_versions.sql). Ages: the trial's window admits the patient (minimum <= min_age, maximum
+-- NCT IDs (or aliases); near_versions: the versions with a site near a point (calls/queries.sql (near_versions)). Ages: the trial's window admits the patient (minimum <= min_age, maximum
 -- >= max_age; a missing bound admits everyone). Sex: a trial for ALL (or not saying) admits both.
 -- Every row also carries total_matches, the number of studies the whole search finds.
 -- as_of: the strict cutoff (NULL: the current state). The query, condition, intervention and eligibility texts are

@@ -1,6 +1,6 @@
 -- study_versions: one row per distinct version of a study ever seen, with its raw JSON until the first publish
 -- that reads the segment has written it to the segment's record file (records.zst) and dropped it from here
--- (publish/without_records.sql): a segment holds each record once. record_bytes: the record's size. A record
+-- (publish/queries.sql (without_records)): a segment holds each record once. record_bytes: the record's size. A record
 -- received as a whole zip member is not here even then: raw_member (dropped with raw) says where it lies in the
 -- zip, from which the record file refers to it (ctmirror/core/record_files.py).
 -- key: nct_id, content_hash

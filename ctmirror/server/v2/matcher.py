@@ -98,7 +98,7 @@ class Matcher:
             return self.combine("not", self.universe(), self.evaluate(node.expression, context))
         if isinstance(node, essie.Boost):
             inner = self.evaluate(node.expression, context)
-            return self._term(read_sql("serve/boost.sql").replace("{inner}", inner), factor=node.factor)
+            return self._term(read_sql("serve/queries.sql", "boost").replace("{inner}", inner), factor=node.factor)
         if isinstance(node, essie.Expansion):
             return self.evaluate(node.expression, replace(context, expansion=node.level))
         if isinstance(node, essie.Search):

@@ -160,7 +160,7 @@ SEARCH_DOCUMENTS = (("ConditionSearch", "cond", "condition"), ("InterventionSear
 def search_areas(mirror: Mirror) -> list[dict[str, Any]]:
     """GET /api/v2/studies/search-areas: the search index's areas and weights, and the other searches' pieces."""
     areas = [dict(zip(("field", "area", "weight"), row))
-             for row in mirror.con.execute(read_sql("serve/search_areas.sql")).fetchall()]
+             for row in mirror.con.execute(read_sql("serve/queries.sql", "search_areas")).fetchall()]
     documents = []
     for name, param, field in SEARCH_DOCUMENTS:
         parts = [{"pieces": [a["area"]], "weight": float(a["weight"]), "isEnum": False, "isSynonyms": field != "term",

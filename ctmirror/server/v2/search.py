@@ -101,7 +101,7 @@ def _page_rows(mirror: Mirror, search: Search, matcher: Matcher, found: str, *, 
                                                  {"ids": query_params["ids"]}).fetchone()[0] or []
     geo = {name: query_params.pop(name) for name in ("geo_lat", "geo_lon", "geo_km")}
     query_params["near"] = None if geo["geo_lat"] is None else \
-        mirror.con.execute(read_sql("calls/near_versions.sql"), geo).fetchone()[0]
+        mirror.con.execute(read_sql("calls/queries.sql", "near_versions"), geo).fetchone()[0]
     statement, lists = _shaped(read_sql("serve/page.sql").replace(
         "{matches}", read_sql("serve/matches.sql").replace("{found}", matcher.found(found))), query_params, sort,
         own=matcher.own)
@@ -149,7 +149,8 @@ def _shaped(statement: str, query_params: dict[str, Any], sort: list[tuple[str |
         if query_params[name] is not None:
             written[name] = _literal(query_params[name])
     values = {name: value for name, value in query_params.items() if name not in written}
-    argument = "\n".join(line for line in read_sql("serve/argument.sql").splitlines() if not line.startswith("--"))
+    argument = "\n".join(line for line in read_sql("serve/queries.sql", "argument").splitlines()
+                         if not line.startswith("--"))
     lists: dict[str, list[Any]] = {column: [] for column in (*ARGUMENT_LISTS.values(), "integer_lists")}
     for name in sorted(values):  # the same places for the same shape
         column = "integer_lists" if name == "near" else ARGUMENT_LISTS[type(values[name])]

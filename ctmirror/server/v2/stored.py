@@ -54,7 +54,7 @@ def stored_texts(mirror: Mirror, shown: list[dict[str, Any]]) -> list[bytes | st
         by_file.setdefault(row["record_file"], set()).add(row["nct_id"])
     for file, ids in by_file.items():
         path = sql_literal(str(mirror.warehouse.root.resolve() / file))
-        query = (read_sql("serve/records.sql").replace("{file}", path)
+        query = (read_sql("serve/queries.sql", "records").replace("{file}", path)
                  .replace("{nct_ids}", ", ".join(sql_literal(i) for i in sorted(ids))))
         try:
             raw.update({(n, h): text for n, h, text in mirror.con.execute(query).fetchall()})

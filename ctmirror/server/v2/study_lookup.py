@@ -34,7 +34,7 @@ class CurrentStudies:
         self.files = files.dictionary.to_pylist()
         self.file_nos = array("i", files.indices.to_pylist())
         self.numbers, self.rows = (array("i", table.column(name).to_pylist()) for name in ("nct_number", "record_row"))
-        self.aliases = dict(mirror.con.execute(read_sql("serve/aliases.sql")).fetchall())
+        self.aliases = dict(mirror.con.execute(read_sql("serve/queries.sql", "aliases")).fetchall())
 
     def find(self, nct_id: str) -> tuple[str, str, int] | None:
         """(canonical NCT ID, record file, record row) of an NCT ID or alias in canonical form; None: no study."""

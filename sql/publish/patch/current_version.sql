@@ -1,4 +1,4 @@
--- A patch's current_version (publish/current_version_table.sql): the previous catalog's, the changed studies'
+-- A patch's current_version (publish/queries.sql (current_version_table)): the previous catalog's, the changed studies'
 -- rows ($nct_ids) replaced by their current versions', those the registry still has (this state's studies).
 DELETE FROM current_version WHERE nct_id IN (SELECT unnest($nct_ids::VARCHAR[]));
 INSERT INTO current_version

@@ -1,0 +1,24 @@
+-- The v2 server's one-statement queries and pieces. Each query begins with a line `-- name: <name>` and is read by
+-- read_sql("serve/queries.sql", "<name>") (ctmirror/core/sqlfiles.py).
+
+-- name: aliases
+-- Every old NCT ID and the study it became (nct_alias), for looking one up without a query.
+SELECT alias_nct_id, nct_id FROM nct_alias
+
+-- name: argument
+-- One value of a v2 search, where its statement read $name: its place ({position}) in a list ({list}) of serve_args.
+(SELECT {list}[{position}] FROM serve_args)
+
+-- name: boost
+-- A boosted term ({inner}: a subquery of this request; Essie's term^N): the same versions, each score times $factor.
+SELECT version_no, score * $factor::DOUBLE AS score FROM {inner}
+
+-- name: records
+-- The stored records (the registry's JSON, as received) of some versions, from the one file holding them ({file}:
+-- a quoted path of the warehouse's own) and by NCT ID ({nct_ids}: quoted IDs our own page query returned, checked
+-- to be NCT IDs): literals, so DuckDB reads only the row groups that hold them. The caller keeps the versions asked.
+SELECT nct_id, content_hash, raw FROM read_parquet({file}) WHERE nct_id IN ({nct_ids})
+
+-- name: search_areas
+-- /api/v2/studies/search-areas: the search index's areas, by field, the heaviest first.
+SELECT field, area, weight FROM search_area ORDER BY field, weight DESC, area
