@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ctmirror import Mirror  # noqa: E402
-from ctmirror.registry import STATISTIC_NAMES as STATS  # noqa: E402
+from ctmirror.read.registry import STATISTIC_NAMES as STATS  # noqa: E402
 
 
 def main() -> None:

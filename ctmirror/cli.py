@@ -17,8 +17,8 @@ from tqdm import tqdm
 from ctmirror.core.duck import CORES, MEMORY_LIMIT_ENV, parse_budget
 from ctmirror.core.errors import CtmirrorError, InvalidArgument, NotFound
 from ctmirror.core.warehouse import Warehouse
-from ctmirror.display import left_out_note
-from ctmirror.registry import METHODS
+from ctmirror.read.display import left_out_note
+from ctmirror.read.registry import METHODS
 
 app = typer.Typer(
     add_completion=False,
@@ -312,10 +312,10 @@ def status(as_json: JsonOption = False, check: Annotated[bool, typer.Option(
 
     Example: ctmirror status --json   (monitors: last_success, last_failure, last_run_failed, data_age_hours)
     """
-    from ctmirror import arguments
     from ctmirror.core.errors import WarehouseError
-    from ctmirror.mirror import Mirror
-    from ctmirror.status import run_report, warehouse_status
+    from ctmirror.read import arguments
+    from ctmirror.read.mirror import Mirror
+    from ctmirror.read.status import run_report, warehouse_status
 
     try:
         with Mirror(options.warehouse) as mirror:
@@ -383,7 +383,7 @@ JsonOption = Annotated[bool, typer.Option("--json", callback=_json_requested,
 
 
 def open_mirror(as_of: str | None = None):
-    from ctmirror.mirror import Mirror
+    from ctmirror.read.mirror import Mirror
 
     return Mirror(options.warehouse, as_of=as_of)
 
@@ -432,7 +432,7 @@ def cli_example(method, command: str) -> str:
 
 
 def _show(method, answer, as_json: bool, arguments: dict) -> None:
-    from ctmirror.models import PaginationEnvelope
+    from ctmirror.read.models import PaginationEnvelope
 
     if answer is None:  # a trial by ID that is not there
         raise NotFound(f"{arguments.get('nct_id')}: not found", invalid_input=arguments.get("nct_id"))
@@ -470,7 +470,7 @@ def _method_command(method) -> None:
 
 def _statistics_command() -> None:
     """`ctmirror stats NAME ...`: any registry statistic, with the options they share."""
-    from ctmirror.registry import STATISTIC_NAMES, StatisticRequest
+    from ctmirror.read.registry import STATISTIC_NAMES, StatisticRequest
 
     def command(name: str, **given):
         as_json = given.pop("as_json", False)
@@ -507,7 +507,7 @@ def snapshot(
 
     Example: ctmirror snapshot --as-of 2019-06-01 --out snapshots/2019-06-01
     """
-    from ctmirror import arguments
+    from ctmirror.read import arguments
     from ingest.snapshot import build_snapshot
 
     warehouse = open_warehouse()
@@ -546,8 +546,8 @@ def serve(
 
     Example: ctmirror serve --port 8000 --as-of 2019-06-01
     """
-    from ctmirror import arguments
-    from ctmirror.mirror import Mirror
+    from ctmirror.read import arguments
+    from ctmirror.read.mirror import Mirror
     from ctmirror.server.app import Settings
     from ctmirror.server.app import serve as run
 
@@ -577,7 +577,7 @@ def mcp_command(
 
     Example: ctmirror -w warehouse mcp --as-of 2019-06-01
     """
-    from ctmirror import arguments
+    from ctmirror.read import arguments
     from ctmirror.server.agent_tools import run_stdio
 
     run_stdio(Warehouse(options.warehouse).root, as_of=arguments.cutoff(as_of), exact_only=exact_only)
@@ -617,7 +617,7 @@ def history(
 
     Example: ctmirror history --condition "erectile dysfunction"
     """
-    from ctmirror import arguments
+    from ctmirror.read import arguments
     from ingest.history import fetch_history
 
     ids = list(nct_ids or [])
@@ -638,7 +638,7 @@ def history(
 
 def studies_found(**filters: str | None) -> list[str]:
     """The NCT IDs of every study `search` finds with these filters on the current state, page by page."""
-    from ctmirror.mirror import Mirror
+    from ctmirror.read.mirror import Mirror
 
     found: list[str] = []
     with Mirror(options.warehouse) as mirror:
@@ -727,8 +727,8 @@ def report_landscape(
 
     Example: ctmirror report landscape NASH --as-of 2019-06-01 --out nash.html
     """
-    from ctmirror import arguments
-    from ctmirror.report import chromium, html_to_pdf, landscape_charts, landscape_report, svg_to_png
+    from ctmirror.read import arguments
+    from ctmirror.read.report import chromium, html_to_pdf, landscape_charts, landscape_report, svg_to_png
 
     cutoff = arguments.cutoff(as_of)
     arguments.text("condition", condition)
@@ -765,8 +765,8 @@ def sql_command(
 
     Example: ctmirror sql "SELECT phase, count(*) FROM studies GROUP BY ALL ORDER BY 2 DESC"
     """
-    from ctmirror.console import query_frame, run_query
-    from ctmirror.render import table
+    from ctmirror.read.console import query_frame, run_query
+    from ctmirror.read.render import table
 
     if output_format not in ("table", "csv", "json", "parquet"):
         raise InvalidArgument(f"--format must be table, csv, json or parquet, got {output_format!r}")
@@ -815,10 +815,10 @@ PROMPT_HELP = """End a query with ';'. Dot-commands:
 
 
 def _prompt(m, limit: int, timeout: float) -> None:
-    from ctmirror.console import run_query
     from ctmirror.core.errors import CtmirrorError
     from ctmirror.core.sqlfiles import read_sql
-    from ctmirror.render import table
+    from ctmirror.read.console import run_query
+    from ctmirror.read.render import table
 
     typer.echo(f"ctmirror sql on state {m.state_id} (read-only). End a query with ';'. .help for more, .quit to leave.")
     buffer: list[str] = []

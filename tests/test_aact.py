@@ -21,7 +21,7 @@ from ctmirror import Mirror
 from ctmirror.core.errors import InputError
 from ctmirror.core.warehouse import Warehouse
 from ctmirror.core.words import query_norm
-from ctmirror.registry import METHODS
+from ctmirror.read.registry import METHODS
 from ingest.aact import AactDumpError, dump_candidates
 from ingest.loader import load_aact, load_paths, rebuild, sample_path
 

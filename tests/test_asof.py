@@ -15,9 +15,10 @@ import pytest
 from conftest import nct, write_ndjson
 from fake_api import FakeApiServer, FakeRegistry
 
-from ctmirror import InvalidArgument, Mirror, answers
+from ctmirror import InvalidArgument, Mirror
 from ctmirror.core.errors import StateNotFound, TerminalHarvestError
 from ctmirror.core.warehouse import Warehouse
+from ctmirror.read import answers
 from ingest.history import fetch_history
 from ingest.loader import load_paths
 from ingest.snapshot import build_snapshot
@@ -762,7 +763,7 @@ def test_status_says_how_many_studies_a_cutoff_shows_exactly(sample_warehouse):
     from typer.testing import CliRunner
 
     from ctmirror.cli import app
-    from ctmirror.status import warehouse_status
+    from ctmirror.read.status import warehouse_status
 
     cutoff = date(2015, 1, 1)
     with Mirror(sample_warehouse) as m:

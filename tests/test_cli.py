@@ -14,7 +14,7 @@ from conftest import nct, write_ndjson
 from ctmirror import Mirror
 from ctmirror.core.errors import WarehouseError
 from ctmirror.core.warehouse import Warehouse
-from ctmirror.readonly import ReadOnlyViolation
+from ctmirror.read.readonly import ReadOnlyViolation
 
 pytestmark = pytest.mark.slow  # runs the CLI in subprocesses
 

@@ -12,7 +12,7 @@ import pytest
 from conftest import fingerprint
 
 from ctmirror import Mirror
-from ctmirror.console import QueryFailed, ReadOnlyViolation, run_query
+from ctmirror.read.console import QueryFailed, ReadOnlyViolation, run_query
 
 
 def ctmirror(warehouse: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 from ctmirror import Mirror
-from ctmirror.display import search_page
-from ctmirror.registry import METHODS
-from ctmirror.render import table
+from ctmirror.read.display import search_page
+from ctmirror.read.registry import METHODS
+from ctmirror.read.render import table
 
 
 def test_search_and_search_trials_tables_show_ids_and_phases_alike(sample_warehouse):

@@ -20,7 +20,7 @@ from ctmirror import Mirror
 from ctmirror.core.errors import RetryableHarvestError, TerminalHarvestError
 from ctmirror.core.record_files import RecordFiles
 from ctmirror.core.warehouse import Warehouse
-from ctmirror.status import warehouse_status
+from ctmirror.read.status import warehouse_status
 from ingest.harvest import SyncOptions, sync, sync_from_bulk
 from ingest.http_client import RetryPolicy
 from ingest.loader import load_paths

@@ -23,7 +23,7 @@ from test_serve import LoopbackServer
 
 from ctmirror import Mirror
 from ctmirror.core.warehouse import Warehouse
-from ctmirror.registry import METHODS
+from ctmirror.read.registry import METHODS
 from ctmirror.server.app import Settings
 from ingest.snapshot import build_snapshot
 

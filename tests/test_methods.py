@@ -13,9 +13,9 @@ import pytest
 from conftest import nct
 
 from ctmirror import InvalidArgument, Mirror
-from ctmirror.arguments import age_days
 from ctmirror.core.errors import InvalidNctId
 from ctmirror.core.words import search_norm
+from ctmirror.read.arguments import age_days
 
 
 @pytest.fixture(scope="module")
@@ -385,7 +385,7 @@ def test_every_study_of_the_sample_is_a_valid_trial_and_details(m, records):
 def test_every_macro_answers_from_plain_sql_as_the_python_api_does(m, sample_warehouse):
     """The Python API runs the set-wise macros and reads cards; an analyst calls the one-call macros from any
     DuckDB session. Both must give the same answers, field by field."""
-    from ctmirror.models import ConditionLandscape, TerminatedTrial, Trial, TrialDetails, WhitespaceResult
+    from ctmirror.read.models import ConditionLandscape, TerminatedTrial, Trial, TrialDetails, WhitespaceResult
 
     con = duckdb.connect(str(sample_warehouse / "ctmirror.duckdb"), read_only=True)
 
@@ -462,7 +462,7 @@ def test_search_plans_by_shape_answer_as_the_generic_macro(sample_warehouse):
     con = duckdb.connect(str(sample_warehouse / "ctmirror.duckdb"), read_only=True)
     found = 0
     with Mirror(sample_warehouse) as mirror:
-        import ctmirror.answers as answers
+        import ctmirror.read.answers as answers
 
         kept, answers.SHAPED_PLANS_KEPT = answers.SHAPED_PLANS_KEPT, 2
         try:

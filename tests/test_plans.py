@@ -11,7 +11,7 @@ import pytest
 
 from ctmirror import Mirror
 from ctmirror.core.words import may_scatter, query_norm
-from ctmirror.readonly import QueryFailed
+from ctmirror.read.readonly import QueryFailed
 from ctmirror.server import v2
 
 PREPARED = "SELECT name FROM duckdb_prepared_statements() ORDER BY name"

@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 from ctmirror import InvalidArgument, Mirror
 from ctmirror.cli import app, cli_example
-from ctmirror.models import PaginationEnvelope
-from ctmirror.registry import METHODS, STATISTIC_NAMES
+from ctmirror.read.models import PaginationEnvelope
+from ctmirror.read.registry import METHODS, STATISTIC_NAMES
 
 
 def as_json(answer) -> object:
@@ -102,7 +102,7 @@ def test_every_method_is_defined_on_mirror_with_the_registrys_signature():
     registry: the same parameters, defaults and return type, and the file is what the generator writes."""
     import inspect
 
-    from ctmirror import method_stubs
+    from ctmirror.read import method_stubs
 
     for name, method in METHODS.items():
         defined = inspect.signature(getattr(Mirror, name))
@@ -111,7 +111,7 @@ def test_every_method_is_defined_on_mirror_with_the_registrys_signature():
         assert [p.default for p in defined.parameters.values()] == \
             [p.default for p in expected.parameters.values()], name
     assert method_stubs.TARGET.read_text(encoding="utf-8") == method_stubs.generated(), \
-        "run python -m ctmirror.method_stubs"
+        "run python -m ctmirror.read.method_stubs"
 
 
 def test_the_cli_lists_every_method():
@@ -124,7 +124,7 @@ def test_the_cli_lists_every_method():
 
 
 def test_a_batch_validates_every_call_before_any_query(m, monkeypatch):
-    from ctmirror import mirror
+    from ctmirror.read import mirror
 
     ran = []
     monkeypatch.setattr(mirror, "answer_saying_left_out", lambda *a, **k: ran.append(a) or [None])
@@ -138,7 +138,7 @@ def test_each_call_query_reads_exactly_its_requests_columns():
     reads is a field of its request (or as_of, or one of ours), and each such column is read, so a field added to a
     request without SQL that reads it, or SQL reading a column no request has, fails here."""
     from ctmirror.core.sqlfiles import read_sql
-    from ctmirror.registry import STATISTIC_ARGUMENTS
+    from ctmirror.read.registry import STATISTIC_ARGUMENTS
 
     reads = re.compile(r"\(SELECT (\w+) FROM (\w+)_args\)|\$(\w+)")
     sources = {name: [read_sql(f"calls/{name}.sql")] for name, method in METHODS.items() if method.kind == "set-wise"}

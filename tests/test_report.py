@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from ctmirror import Mirror
-from ctmirror.report import bar_chart, landscape_report
+from ctmirror.read.report import bar_chart, landscape_report
 
 pytestmark = pytest.mark.slow  # renders in a browser
 

@@ -29,7 +29,7 @@ from conftest import fingerprint, write_ndjson
 from ctmirror import Mirror
 from ctmirror.core.record_files import RecordFiles
 from ctmirror.core.warehouse import Warehouse
-from ctmirror.registry import METHODS
+from ctmirror.read.registry import METHODS
 from ctmirror.server import v2
 from ctmirror.server.app import Settings, create_app
 from ingest.loader import load_paths

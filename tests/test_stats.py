@@ -11,7 +11,7 @@ from datetime import date
 import pytest
 
 from ctmirror import InvalidArgument, Mirror
-from ctmirror.registry import STATISTIC_NAMES as STATS
+from ctmirror.read.registry import STATISTIC_NAMES as STATS
 
 PHASE_LABEL = {"EARLY_PHASE1": "Early Phase 1", "PHASE1": "Phase 1", "PHASE2": "Phase 2", "PHASE3": "Phase 3",
                "PHASE4": "Phase 4", "NA": "Not Applicable"}

@@ -87,7 +87,7 @@ def sql_digest(leaving_out: tuple[str, ...] = (), seed: str = "", only: tuple[st
 
 
 # The folders of the catalog's macros, installed in every catalog and installable by a reader over a catalog built
-# by other ones (ctmirror.mirror), schema first: the methods and statistics use its helpers.
+# by other ones (ctmirror.read.mirror), schema first: the methods and statistics use its helpers.
 CATALOG_MACROS = ("schema", "methods", "stats")
 # The folders a catalog's tables and views do not come from: the readers' own queries (read as they run), the
 # catalog's documentation and the macros above.

@@ -25,12 +25,12 @@ from mcp.shared.message import SessionMessage
 from pydantic import TypeAdapter, ValidationError
 
 from ctmirror import __version__
-from ctmirror import arguments as arguments_
 from ctmirror.core.errors import CtmirrorError, InvalidArgument, NotFound
 from ctmirror.core.words import search_norm
-from ctmirror.mirror import Mirror
-from ctmirror.models import left_out_of
-from ctmirror.registry import METHODS, STATISTIC_NAMES, StatisticRequest
+from ctmirror.read import arguments as arguments_
+from ctmirror.read.mirror import Mirror
+from ctmirror.read.models import left_out_of
+from ctmirror.read.registry import METHODS, STATISTIC_NAMES, StatisticRequest
 from ctmirror.server import v2
 from ctmirror.server.pool import MirrorPool
 from ctmirror.server.records import field_tree

@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from ctmirror.core.errors import CtmirrorError, InvalidArgument, StateNotFound, WarehouseError
-from ctmirror.mirror import Mirror
+from ctmirror.read.mirror import Mirror
 from ctmirror.server.pool import MirrorPool
 from ctmirror.server.v2 import V2Error
 

@@ -26,7 +26,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from ctmirror import __version__
-from ctmirror.mirror import Mirror
+from ctmirror.read.mirror import Mirror
 from ctmirror.server.answering import MAX_BODY, Answerer
 from ctmirror.server.guard import Guard, allowed_hosts
 from ctmirror.server.methods_routes import SQL_MEMORY_LIMIT, methods_routes

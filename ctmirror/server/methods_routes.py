@@ -1,4 +1,4 @@
-"""The methods' routes (/ctmirror/v1/...): every method and statistic of the registry (ctmirror/registry.py) by GET
+"""The methods' routes (/ctmirror/v1/...): every method and statistic of the registry (ctmirror/read/registry.py) by GET
 (arguments as query parameters) or POST (a JSON object), with the contract's envelopes and error codes;
 /ctmirror/v1/openapi.json describes them; /ctmirror/v1/synonyms says what a term expands to; /ctmirror/v1/sql (only
 with --sql) runs read-only SQL as `ctmirror sql` does, on readers of its own."""
@@ -16,10 +16,10 @@ from starlette.routing import Route
 
 from ctmirror.core.errors import InvalidArgument, NotFound
 from ctmirror.core.sqlfiles import read_sql
-from ctmirror.mirror import Mirror
-from ctmirror.models import left_out_of
-from ctmirror.readonly import QueryFailed, check_query
-from ctmirror.registry import METHODS, Method
+from ctmirror.read.mirror import Mirror
+from ctmirror.read.models import left_out_of
+from ctmirror.read.readonly import QueryFailed, check_query
+from ctmirror.read.registry import METHODS, Method
 from ctmirror.server.answering import Answerer, error_response, json_object
 from ctmirror.server.openapi import openapi_document
 from ctmirror.server.pool import MirrorPool

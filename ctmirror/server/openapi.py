@@ -7,7 +7,7 @@ from functools import cache
 from typing import Any
 
 from ctmirror import __version__
-from ctmirror.registry import METHODS
+from ctmirror.read.registry import METHODS
 
 ERROR = {"description": "The contract's error envelope: {success: false, error: {code, message, recovery_hint, "
                         "invalid_input}}", "content": {"application/json": {"schema": {"type": "object"}}}}

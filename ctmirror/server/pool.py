@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ctmirror.core.errors import StateNotFound
 from ctmirror.core.warehouse import STATE_ID, Warehouse
-from ctmirror.mirror import Mirror
+from ctmirror.read.mirror import Mirror
 from ctmirror.server import v2
 
 # A server's Mirrors run one DuckDB thread each: its requests run side by side, so a query's second thread only

@@ -1,5 +1,5 @@
 -- How many studies the search finds. Each parameter is an argument of calls/args/search.sql (see
--- ctmirror/answers.py: execute_shaped; search_page.sql says what the given_ parameters are).
+-- ctmirror/read/answers.py: execute_shaped; search_page.sql says what the given_ parameters are).
 SELECT count(*) AS total FROM search_matches($query, $condition, $intervention, $status, $location, $phase,
                                              $eligibility_keywords, $min_age, $max_age, $sex, $study_type,
                                              $date_before, $as_of,

@@ -1,5 +1,5 @@
 -- One page of search_studies; the order is relevance, then nct_id. Each parameter is an argument of
--- calls/args/search.sql, and page_limit the page size (see ctmirror/answers.py: execute_shaped); each
+-- calls/args/search.sql, and page_limit the page size (see ctmirror/read/answers.py: execute_shaped); each
 -- parameter named given_ and an argument's name is whether that argument is given, a constant of the plan; one
 -- named relax_ and an argument's name, whether its text may scatter its words (false: the plan has no scattered
 -- words for it).

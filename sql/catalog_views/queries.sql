@@ -9,7 +9,7 @@ SELECT * FROM catalog.{view} WHERE nct_id IN (SELECT nct_id FROM patch.changed_s
 
 -- name: file_list
 -- The files of a view, as paths relative to the folder the catalog belongs to ({relative}: a list of quoted
--- relative paths). A reader sets the variable ctmirror_root to where that folder is now (ctmirror.mirror), so a
+-- relative paths). A reader sets the variable ctmirror_root to where that folder is now (ctmirror.read.mirror), so a
 -- warehouse answers the same from any working directory and after being moved or copied; a plain `duckdb`
 -- session without it reads the folder where the catalog was built ({root}).
 list_transform({relative}, f -> coalesce(getvariable('ctmirror_root'), {root}) || '/' || f)

@@ -42,7 +42,7 @@ CREATE OR REPLACE MACRO is_stopped(status) AS status IN ('TERMINATED', 'WITHDRAW
 -- version-aware index (trial_card, stopped_card) is what a call shows. as_of NULL: the current state's rows
 -- (is_current); a date: the row valid on it, strictly (valid_from <= as_of < valid_to). cutoff: date_before's
 -- first-posted filter. as_of_exact (the row's, where the caller passes it): where the session's variable
--- ctmirror_exact_only is true (an exact-only reader: ctmirror.mirror), a reconstructed row is not shown.
+-- ctmirror_exact_only is true (an exact-only reader: ctmirror.read.mirror), a reconstructed row is not shown.
 CREATE OR REPLACE MACRO shown_at(valid_from, valid_to, is_current, first_posted, cutoff, as_of,
                                  as_of_exact := NULL) AS
     CASE WHEN as_of IS NULL THEN is_current

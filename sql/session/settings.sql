@@ -35,7 +35,7 @@ SELECT current_setting('threads');
 SET VARIABLE ctmirror_exact_only = true;
 
 -- name: lock_reader
--- Run last when a reader opens (ctmirror/readonly.py): no file outside the allowed folders, no URL, no ATTACH, and
+-- Run last when a reader opens (ctmirror/read/readonly.py): no file outside the allowed folders, no URL, no ATTACH, and
 -- no further change of any setting, these included.
 SET enable_external_access = false;
 SET lock_configuration = true;

@@ -29,7 +29,7 @@ from ctmirror.server.v2.errors import V2Error
 from ctmirror.server.v2.stored import PAGE_COLUMNS, stored_texts
 
 if TYPE_CHECKING:
-    from ctmirror.mirror import Mirror
+    from ctmirror.read.mirror import Mirror
 
 STATS_TYPES = ("ENUM", "STRING", "DATE", "INTEGER", "NUMBER", "BOOLEAN")
 TOP_VALUES = 1000  # values listed of a field, the most frequent first

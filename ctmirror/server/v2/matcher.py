@@ -8,9 +8,9 @@ from dataclasses import replace
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from ctmirror.answers import PARAMETER
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.words import search_norm
+from ctmirror.read.answers import PARAMETER
 from ctmirror.server import essie
 from ctmirror.server.records import leaf_pieces
 from ctmirror.server.v2 import record_areas
@@ -31,7 +31,7 @@ from ctmirror.server.v2.request import (
 )
 
 if TYPE_CHECKING:
-    from ctmirror.mirror import Mirror
+    from ctmirror.read.mirror import Mirror
 
 
 # ---- matching ------------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ctmirror.server.v2.errors import V2Error
 
 if TYPE_CHECKING:
-    from ctmirror.mirror import Mirror
+    from ctmirror.read.mirror import Mirror
 
 
 # ---- page tokens ---------------------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from ctmirror.server.v2.field_stats import Field, catalogue, gather_values, path
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ctmirror.mirror import Mirror
+    from ctmirror.read.mirror import Mirror
 
 KEPT_FIELDS = 8  # fields whose values are kept, per process, the last asked
 TEXT_KINDS = ("STRING",)

@@ -22,7 +22,7 @@ from ctmirror.server.v2.errors import V2Error
 from ctmirror.server.v2.page_tokens import read_page_token
 
 if TYPE_CHECKING:
-    from ctmirror.mirror import Mirror
+    from ctmirror.read.mirror import Mirror
 
 
 DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE = 10, 1_000

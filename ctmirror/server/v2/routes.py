@@ -14,7 +14,7 @@ from starlette.routing import Route
 from ctmirror import __version__
 from ctmirror.core.errors import CtmirrorError
 from ctmirror.core.sqlfiles import read_sql
-from ctmirror.mirror import Mirror
+from ctmirror.read.mirror import Mirror
 from ctmirror.server.answering import MAX_QUERY_STRING, Answerer
 from ctmirror.server.records import enumerations, field_tree
 from ctmirror.server.v2 import field_stats

@@ -9,8 +9,8 @@ from dataclasses import replace
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from ctmirror.answers import PARAMETER, execute_prepared, forget_plans
 from ctmirror.core.sqlfiles import read_sql, sql_literal
+from ctmirror.read.answers import PARAMETER, execute_prepared, forget_plans
 from ctmirror.server.csv_columns import csv_text as write_csv
 from ctmirror.server.records import legacy_markup, project
 from ctmirror.server.v2.areas import (
@@ -28,7 +28,7 @@ from ctmirror.server.v2.request import (
 from ctmirror.server.v2.stored import PAGE_COLUMNS, stored_records, stored_texts
 
 if TYPE_CHECKING:
-    from ctmirror.mirror import Mirror
+    from ctmirror.read.mirror import Mirror
 
 
 # ---- answering -----------------------------------------------------------------------------------------------

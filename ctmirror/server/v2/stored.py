@@ -17,7 +17,7 @@ from ctmirror.server.records import record_as_of
 from ctmirror.server.v2.errors import V2Error
 
 if TYPE_CHECKING:
-    from ctmirror.mirror import Mirror
+    from ctmirror.read.mirror import Mirror
 
 # The columns of a page query's rows (sql/serve/page.sql): where each record is and what a cutoff changes of it.
 PAGE_COLUMNS = ("version_no", "nct_id", "content_hash", "overall_status", "why_stopped", "results_posted",

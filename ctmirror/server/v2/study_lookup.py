@@ -20,7 +20,7 @@ from ctmirror.server.v2.search import shape
 from ctmirror.server.v2.stored import PAGE_COLUMNS, stored_records
 
 if TYPE_CHECKING:
-    from ctmirror.mirror import Mirror
+    from ctmirror.read.mirror import Mirror
 
 
 class CurrentStudies:

@@ -1,6 +1,6 @@
-"""The methods on a Mirror, every one from the registry (ctmirror/registry.py): Mirror.call(name, ...) validates
+"""The methods on a Mirror, every one from the registry (ctmirror/read/registry.py): Mirror.call(name, ...) validates
 the arguments with the method's request model, scopes the call to its cutoff and runs it; Mirror.<name>(...) is the
-same call with the method's own signature (ctmirror/registry_methods.py, generated from the registry)."""
+same call with the method's own signature (ctmirror/read/registry_methods.py, generated from the registry)."""
 
 from __future__ import annotations
 
@@ -11,17 +11,17 @@ import json
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from ctmirror import answers
-from ctmirror import arguments as arg
 from ctmirror.core.errors import InvalidArgument
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.warehouse import STATE_ID
-from ctmirror.models import ExactList, Pagination, PaginationEnvelope, TrialSearchCandidate
-from ctmirror.registry import METHODS, STATISTIC_ARGUMENTS, STATISTIC_NAMES, Method
-from ctmirror.registry_methods import RegistryMethods
+from ctmirror.read import answers
+from ctmirror.read import arguments as arg
+from ctmirror.read.models import ExactList, Pagination, PaginationEnvelope, TrialSearchCandidate
+from ctmirror.read.registry import METHODS, STATISTIC_ARGUMENTS, STATISTIC_NAMES, Method
+from ctmirror.read.registry_methods import RegistryMethods
 
 if TYPE_CHECKING:
-    from ctmirror.mirror import Mirror
+    from ctmirror.read.mirror import Mirror
 
 CURSOR_VERSION = 2
 MAX_CURSOR_CHARACTERS = 1_000

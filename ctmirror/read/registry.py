@@ -1,5 +1,5 @@
 """Every method of the read side, declared once: its request (a pydantic model whose fields are validated by
-ctmirror.arguments, so every surface refuses the same input with the same INVALID_INPUT), its answer's type, how it
+ctmirror.read.arguments, so every surface refuses the same input with the same INVALID_INPUT), its answer's type, how it
 runs, how it reads in a terminal, its help and an example call.
 
 Every surface is a loop over METHODS: Mirror's methods and Mirror.call, Mirror.batch, the CLI's commands, and the
@@ -19,12 +19,12 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema
 
-from ctmirror import arguments as arg
-from ctmirror import display
 from ctmirror.core.errors import InvalidArgument
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.words import query_norm, search_norm
-from ctmirror.models import (
+from ctmirror.read import arguments as arg
+from ctmirror.read import display
+from ctmirror.read.models import (
     ConditionLandscape,
     PaginationEnvelope,
     TerminatedTrial,
@@ -38,7 +38,7 @@ MAX_RESULTS = 10_000
 HOLDOUTS = ("strict", "first_posted", "exact")
 
 
-# ---- argument types: each validated by the rule of ctmirror.arguments, named by its field ----------------------
+# ---- argument types: each validated by the rule of ctmirror.read.arguments, named by its field ----------------------
 def _named(check: Callable[[str, Any], Any]) -> BeforeValidator:
     return BeforeValidator(lambda value, info: check(info.field_name, value))
 
@@ -229,7 +229,7 @@ class StatisticRequest(Request):
 @dataclass(frozen=True)
 class Method:
     """One method. kind: "set-wise" (answered with the batch's other calls of it, CALLS_PER_QUERY to a query:
-    ctmirror.answers), "search" (paged, call by call) or "statistic" (rows of sql/stats/<name>.sql, called by
+    ctmirror.read.answers), "search" (paged, call by call) or "statistic" (rows of sql/stats/<name>.sql, called by
     sql/calls/statistic.sql)."""
 
     name: str
@@ -363,7 +363,7 @@ STATISTIC_NAMES = ("stats_by_phase", "stats_by_status", "stats_by_study_type", "
 STATISTICS = tuple(Method(name, StatisticRequest, list[dict[str, Any]], "", "statistic", display.rows,
                           {"condition": "asthma"}) for name in STATISTIC_NAMES)
 # The one arguments table every statistic's call query reads (statistic_args), so that each is prepared once per
-# connection and shape (ctmirror.answers.execute_shaped) instead of planned at every call.
+# connection and shape (ctmirror.read.answers.execute_shaped) instead of planned at every call.
 STATISTIC_ARGUMENTS = Method("statistic", StatisticRequest, None, "", "statistic", display.rows, {})
 
 METHODS: dict[str, Method] = {method.name: method for method in (*CONTRACT, *STATISTICS)}

@@ -16,12 +16,12 @@ import duckdb
 
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.words import may_scatter
-from ctmirror.models import ExactList, TerminatedTrial, Trial
-from ctmirror.registry import MAX_RESULTS, STATISTIC_ARGUMENTS
+from ctmirror.read.models import ExactList, TerminatedTrial, Trial
+from ctmirror.read.registry import MAX_RESULTS, STATISTIC_ARGUMENTS
 
 if TYPE_CHECKING:
-    from ctmirror.mirror import Mirror
-    from ctmirror.registry import Method
+    from ctmirror.read.mirror import Mirror
+    from ctmirror.read.registry import Method
 
 CardModel = TypeVar("CardModel", Trial, TerminatedTrial)
 # Up to this many cards are looked up in the cards' index by literal keys; a larger set is read in one scan.

@@ -1,4 +1,4 @@
-"""`ctmirror sql`: ad-hoc SQL on a Mirror's locked, read-only connection (ctmirror/readonly.py says how it is
+"""`ctmirror sql`: ad-hoc SQL on a Mirror's locked, read-only connection (ctmirror/read/readonly.py says how it is
 locked), with a row limit and a timeout. Results leave through Python (CSV, JSON, Parquet via polars), never
 through DuckDB."""
 
@@ -12,8 +12,8 @@ from typing import Any
 
 import duckdb
 
-from ctmirror.mirror import Mirror
-from ctmirror.readonly import QueryFailed, ReadOnlyViolation, check_query, query_error
+from ctmirror.read.mirror import Mirror
+from ctmirror.read.readonly import QueryFailed, ReadOnlyViolation, check_query, query_error
 
 
 @dataclass

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctmirror.models import ConditionLandscape, PaginationEnvelope, WhitespaceResult, left_out_of
-from ctmirror.render import key_values, table
+from ctmirror.read.models import ConditionLandscape, PaginationEnvelope, WhitespaceResult, left_out_of
+from ctmirror.read.render import key_values, table
 
 RECONSTRUCTED = "*"
 

@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from ctmirror.core.sqlfiles import read_sql
-from ctmirror.mirror import Mirror
+from ctmirror.read.mirror import Mirror
 
 
 def directory_size(path: Path) -> int:

@@ -20,10 +20,11 @@ import zlib
 from collections import Counter
 from datetime import date
 from functools import cache
+from importlib import resources
 from pathlib import Path
 
 from ctmirror.core.errors import CtmirrorError
-from ctmirror.mirror import Mirror
+from ctmirror.read.mirror import Mirror
 
 _BAR = "#3b6ea5"
 _FONT = "system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif"
@@ -116,7 +117,7 @@ def _project(lon: float, lat: float) -> tuple[float, float]:
 @cache
 def _basemap_paths() -> str:
     """Every country's outline as one SVG path (coastlines and borders), points closer than a pixel merged."""
-    outline = json.loads((Path(__file__).parent / "data" / "world_outline.json").read_text(encoding="utf-8"))
+    outline = json.loads(resources.files("ctmirror").joinpath("data/world_outline.json").read_text("utf-8"))
     paths = []
     for country in outline["countries"]:
         if country["iso_a3"] == "ATA":

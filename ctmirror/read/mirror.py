@@ -14,16 +14,16 @@ from typing import Any, TypeVar
 import duckdb
 import polars as pl
 
-from ctmirror import arguments
-from ctmirror.answers import answer_saying_left_out, make_argument_tables, rows_of
 from ctmirror.core.duck import record_pandas_absent
 from ctmirror.core.errors import InvalidArgument, StateNotFound, WarehouseError
 from ctmirror.core.sqlfiles import CATALOG_MACROS, catalog_digests, macro_sql, read_sql, sql_files
 from ctmirror.core.warehouse import State, Warehouse
 from ctmirror.core.words import query_norm
-from ctmirror.methods import Methods
-from ctmirror.readonly import check_query, engine_error, open_reader, query_error
-from ctmirror.registry import METHODS, STATISTIC_ARGUMENTS, Method
+from ctmirror.read import arguments
+from ctmirror.read.answers import answer_saying_left_out, make_argument_tables, rows_of
+from ctmirror.read.methods import Methods
+from ctmirror.read.readonly import check_query, engine_error, open_reader, query_error
+from ctmirror.read.registry import METHODS, STATISTIC_ARGUMENTS, Method
 
 Answer = TypeVar("Answer")
 
