@@ -62,6 +62,9 @@ def _worker(settings, family: socket.AddressFamily, host: str, port: int, ready,
 
 def run_workers(settings, *, host: str, port: int, workers: int) -> None:
     """Runs `workers` server processes on host:port until SIGTERM or Ctrl-C."""
+    if not hasattr(socket, "SO_REUSEPORT"):
+        raise InputError("--workers needs sockets that share a port (SO_REUSEPORT), which this system lacks",
+                         hint="Run one worker (--workers 1), or several servers on ports of their own.")
     family, port = free_address(host, port)
     context = multiprocessing.get_context("spawn")  # a fresh interpreter: no DuckDB state inherited
 
