@@ -26,7 +26,7 @@ import pytest
 import uvicorn
 from conftest import fingerprint, write_ndjson
 
-from ctmirror import Mirror
+from ctmirror import InvalidArgument, Mirror
 from ctmirror.core.record_files import RecordFiles
 from ctmirror.core.warehouse import Warehouse
 from ctmirror.read.registry import METHODS
@@ -746,3 +746,17 @@ def test_a_v2_client_that_asks_for_legacy_markup_runs_unchanged(api):
     assert criteria and all("\r\n" in c and "\\>" not in c and "\\<" not in c for c in criteria)
     version = api.get("/api/v2/version").json()
     assert version["apiVersion"] and version["dataTimestamp"]
+
+
+def test_a_cursor_of_one_surface_is_no_page_token_of_another(api, m):
+    """The search method's cursors and the v2 API's page tokens are one signed form (ctmirror/read/cursors.py), of
+    a kind each: each surface continues its own and refuses the other's."""
+    params = {"query.cond": "cancer", "pageSize": 5}
+    token = api.get("/api/v2/studies", params=params).json()["nextPageToken"]
+    cursor = m.search(condition="cancer", page_size=5).pagination.cursor
+    assert api.get("/api/v2/studies", params={**params, "pageToken": token}).status_code == 200
+    refused = api.get("/api/v2/studies", params={**params, "pageToken": cursor})
+    assert refused.status_code == 400 and "pageToken is not one this server returned" in refused.text
+    assert len(m.search(condition="cancer", page_size=5, cursor=cursor).items) == 5
+    with pytest.raises(InvalidArgument, match="cursor belongs to a search with other parameters"):
+        m.search(condition="cancer", page_size=5, cursor=token)

@@ -4,6 +4,7 @@ real HTTP on loopback."""
 from __future__ import annotations
 
 import base64
+import json
 import resource
 import socket
 import threading
@@ -12,6 +13,7 @@ import time
 import pytest
 from test_serve import LoopbackServer
 
+from ctmirror.read import cursors
 from ctmirror.server.app import MAX_BODY, Settings
 
 
@@ -108,7 +110,8 @@ def test_the_sql_endpoint_is_bounded_by_its_memory_limit_and_its_row_limit(guard
 
 def test_errors_name_no_absolute_path(guarded, sample_warehouse):
     """A page token naming a state that is not kept: the error says so without the server's folders."""
-    token = base64.urlsafe_b64encode(b'{"s":"999999","o":10,"f":"x"}|' + b"0" * 24).decode().rstrip("=")
+    payload = {"v": cursors.VERSION, "s": "999999", "o": 10, "f": "x", "h": "0" * 32}
+    token = base64.urlsafe_b64encode(json.dumps(payload).encode()).decode().rstrip("=")
     for path in ("/api/v2/studies?query.cond=cancer&pageToken=" + token, "/api/v2/studies/NCT99999999",
                  "/ctmirror/v1/get_trial?nct_id=NCT99999999"):
         answer = guarded.get(path)

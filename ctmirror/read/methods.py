@@ -4,17 +4,13 @@ same call with the method's own signature (ctmirror/read/registry_methods.py, ge
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
-import json
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from ctmirror.core.errors import InvalidArgument
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.warehouse import STATE_ID
-from ctmirror.read import answers
+from ctmirror.read import answers, cursors
 from ctmirror.read import arguments as arg
 from ctmirror.read.models import ExactList, Pagination, PaginationEnvelope, TrialSearchCandidate
 from ctmirror.read.registry import METHODS, STATISTIC_ARGUMENTS, STATISTIC_NAMES, Method
@@ -23,8 +19,7 @@ from ctmirror.read.registry_methods import RegistryMethods
 if TYPE_CHECKING:
     from ctmirror.read.mirror import Mirror
 
-CURSOR_VERSION = 2
-MAX_CURSOR_CHARACTERS = 1_000
+CURSOR_KIND = "search"  # the search method's cursors (ctmirror/read/cursors.py)
 
 
 class Methods(RegistryMethods):
@@ -131,7 +126,7 @@ def _search(self: Mirror, method: Method, request: dict[str, Any]) -> Pagination
                               recovery_hint="Add query, condition, intervention, status, location or phase.")
     size = call["page_size"]
     # a cursor belongs to its search's arguments, and to exact answers only when it came from them
-    fingerprint = _fingerprint({**params, "exact_only": True} if scoped.exact_only else params)
+    fingerprint = cursors.fingerprint({**params, "exact_only": True} if scoped.exact_only else params)
     mirror, offset = scoped, 0
     if call["cursor"] is not None:
         mirror, offset = _read_cursor(scoped, call["cursor"], fingerprint)
@@ -152,7 +147,7 @@ def _search(self: Mirror, method: Method, request: dict[str, Any]) -> Pagination
 
     rows, total = mirror.recovering(page)
     next_offset = offset + len(rows)
-    next_cursor = _write_cursor(mirror, next_offset, fingerprint) if next_offset < total else None
+    next_cursor = cursors.write(mirror, CURSOR_KIND, next_offset, fingerprint) if next_offset < total else None
     left_out = None
     if mirror.exact_only and call["as_of"] is not None:  # what the strict answer finds beyond the exact one
         strict = mirror.strict_sibling()
@@ -167,51 +162,25 @@ def _search(self: Mirror, method: Method, request: dict[str, Any]) -> Pagination
 RUNS = {"set-wise": _set_wise, "search": _search, "statistic": _statistic}
 
 
-def _fingerprint(params: dict[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(params, sort_keys=True, default=str).encode()).hexdigest()[:16]
-
-
-def _cursor_signature(mirror: Mirror, payload: dict[str, Any]) -> str:
-    """Binds a cursor to the state that issued it: keyed by that state's own record (state.json), so a cursor
-    edited, or issued by another warehouse, is refused, while a copy of the warehouse accepts its own."""
-    key = hashlib.sha256(json.dumps(mirror.state.meta, sort_keys=True, default=str).encode()).digest()
-    signed = json.dumps({k: payload[k] for k in ("v", "s", "o", "f")}, sort_keys=True).encode()
-    return hmac.new(key, signed, hashlib.sha256).hexdigest()[:32]
-
-
-def _write_cursor(mirror: Mirror, offset: int, fingerprint: str) -> str:
-    payload = {"v": CURSOR_VERSION, "s": mirror.state_id, "o": offset, "f": fingerprint}
-    payload["h"] = _cursor_signature(mirror, payload)
-    return base64.urlsafe_b64encode(json.dumps(payload, separators=(",", ":")).encode()).decode().rstrip("=")
-
-
-def _read_cursor(scoped: Mirror, cursor: str, fingerprint: str) -> tuple[Mirror, int]:
+def _read_cursor(scoped: Mirror, text: str, fingerprint: str) -> tuple[Mirror, int]:
     """The mirror (the state the cursor's first page came from) and offset a cursor continues at."""
     def refused(message: str,
                 hint: str = "Pass the pagination.cursor of the previous page unchanged.") -> InvalidArgument:
-        return InvalidArgument(message, invalid_input=cursor, recovery_hint=hint)
+        return InvalidArgument(message, invalid_input=text, recovery_hint=hint)
 
-    try:
-        if not isinstance(cursor, str) or len(cursor) > MAX_CURSOR_CHARACTERS:
-            raise ValueError
-        padded = cursor + "=" * (-len(cursor) % 4)
-        payload = json.loads(base64.urlsafe_b64decode(padded.encode()))
-        state_id, offset, owner = payload["s"], payload["o"], payload["f"]
-        if (payload["v"] != CURSOR_VERSION or not isinstance(state_id, str) or not isinstance(offset, int)
-                or offset < 0 or not isinstance(payload["h"], str)):
-            raise ValueError
-    except (ValueError, KeyError, TypeError, UnicodeError):
-        raise refused("cursor is not one this search returned") from None
-    if owner != fingerprint:
+    cursor = cursors.parse(text, CURSOR_KIND)
+    if cursor is None:
+        raise refused("cursor is not one this search returned")
+    if cursor.fingerprint != fingerprint:
         raise refused("cursor belongs to a search with other parameters",
                       "Repeat the same parameters with the cursor, or omit it to start over.")
-    if state_id == scoped.state_id:
+    if cursor.state_id == scoped.state_id:
         mirror = scoped
-    elif STATE_ID.fullmatch(state_id):  # an ID only: never a path
-        mirror = scoped.at_state(state_id)  # StateNotFound (STATE_EXPIRED) once it is no longer kept
+    elif STATE_ID.fullmatch(cursor.state_id):  # an ID only: never a path
+        mirror = scoped.at_state(cursor.state_id)  # StateNotFound (STATE_EXPIRED) once it is no longer kept
     else:
         raise refused("cursor is not one this search returned")
-    if not hmac.compare_digest(payload["h"], _cursor_signature(mirror, payload)):
+    if not cursor.signed_by(mirror):
         raise refused("cursor was not issued by this warehouse (or was altered)",
                       "Start the search again without a cursor.")
-    return mirror, offset
+    return mirror, cursor.offset

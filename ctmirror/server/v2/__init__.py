@@ -11,7 +11,7 @@ values bound.
     search.py       a page of matches, JSON or CSV
     stored.py       a page's records as stored or as of a cutoff
     study_lookup.py one study by NCT ID or alias
-    page_tokens.py  signed page tokens
+    page_tokens.py  pageToken: a signed cursor (ctmirror/read/cursors.py) with the API's errors
     field_stats.py  /stats/field/values and /stats/field/sizes of any field of the record
     routes.py       the HTTP routes (/api/v2/...)
     errors.py       V2Error: what the API would refuse, as a 400 (or 404) naming it

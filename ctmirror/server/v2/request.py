@@ -3,12 +3,11 @@ queries, filters, sort, page and projection."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ctmirror.read import cursors
 from ctmirror.server import essie
 from ctmirror.server.csv_columns import Column, columns_for
 from ctmirror.server.records import UnknownField, field_paths, leaf_pieces
@@ -148,7 +147,7 @@ def parse_request(params: dict[str, str], mirror: Mirror) -> Search:
         raise V2Error("countTotal must be true or false")
     identity = {k: v for k, v in sorted(params.items()) if k not in ("pageToken", "pageSize", "countTotal", "format",
                                                                        "fields", "markupFormat")}
-    fingerprint = hashlib.sha256(json.dumps(identity).encode()).hexdigest()[:16]
+    fingerprint = cursors.fingerprint(identity)
     offset = 0
     if params.get("pageToken"):
         offset = read_page_token(mirror, params["pageToken"], fingerprint)
