@@ -57,6 +57,10 @@ def test_unquoted_words_may_scatter_a_quoted_phrase_may_not(m):
     # AREA[Condition] holds its words within that area: NCT03225586's two conditions hold both
     assert "NCT03225586" in found(m, **{"query.cond": "AREA[Condition](lung cancer)"})
     assert "NCT03099174" not in found(m, **{"query.cond": "AREA[Condition](lung cancer)"})
+    # an operator applies to the whole search term after it, as Essie defines a term: every bare word up to the next
+    # operator, so without parentheses the words stay in that area too
+    assert found(m, **{"query.cond": "AREA[Condition]lung cancer"}) == \
+        found(m, **{"query.cond": "AREA[Condition](lung cancer)"})
 
 
 def test_a_phrase_in_the_condition_ranks_above_scattered_words(m):

@@ -203,11 +203,29 @@ class _Parser:
             raise EssieError(f"{value} follows no term: write it after one, as asthma^2", value)
         node = self.primary(depth)
         while self.peek() is not None and self.peek()[0] == "boost":
-            factor = float(self.take()[1][1:])
-            if not 0 < factor <= MAX_BOOST:
-                raise EssieError(f"a boost is a number above 0 and up to {MAX_BOOST:g}", f"^{factor:g}")
-            node = Boost(factor, node)
+            node = self.boosted(node)
         return node
+
+    def term(self, depth: int) -> object:
+        """What an operator before a term applies to: the search term that follows, which is every bare word up to
+        the next operator, parenthesis, quote or boost ("AREA[Condition]heart attack" is the term "heart attack" in
+        that area), or else the one expression that follows (a phrase, a parenthesised expression, NOT ...)."""
+        operand = self.unary(depth + 1)
+        if not isinstance(operand, Words) or operand.quoted:
+            return operand
+        words = [operand.text]
+        while (token := self.peek()) is not None and token[0] == "word" and not token[1].endswith("*"):
+            words.append(self.take()[1])
+        node: object = Words(" ".join(words))
+        while self.peek() is not None and self.peek()[0] == "boost":  # a boost after the term: the whole term's
+            node = self.boosted(node)
+        return node
+
+    def boosted(self, node: object) -> Boost:
+        factor = float(self.take()[1][1:])
+        if not 0 < factor <= MAX_BOOST:
+            raise EssieError(f"a boost is a number above 0 and up to {MAX_BOOST:g}", f"^{factor:g}")
+        return Boost(factor, node)
 
     def primary(self, depth: int) -> object:
         kind, value = self.take()
@@ -231,18 +249,18 @@ class _Parser:
             if name == "AREA":
                 if not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*(\.[A-Za-z][A-Za-z0-9]*)*", argument):
                     raise EssieError(f"AREA[{argument}] does not name a field", value)
-                return Area(argument, self.unary(depth + 1))
+                return Area(argument, self.term(depth))
             if name == "RANGE":
                 return _range(argument, value)
             if name == "EXPANSION":
                 if argument.lower() not in EXPANSIONS:
                     raise EssieError(f"EXPANSION[{argument}] is not one of {', '.join(EXPANSIONS)}", value)
-                return Expansion(argument.lower(), self.unary(depth + 1))
+                return Expansion(argument.lower(), self.term(depth))
             if name == "COVERAGE":
                 if argument.lower() not in COVERAGES:
                     raise EssieError(f"COVERAGE[{argument}] is not one of FullMatch, StartsWith, EndsWith, Contains",
                                      value)
-                return Coverage(argument.lower(), self.unary(depth + 1))
+                return Coverage(argument.lower(), self.term(depth))
             if name == "SEARCH":
                 if argument.lower() != "location":
                     raise EssieError(f"SEARCH[{argument}] is not supported by ctmirror: SEARCH[Location] is", value)
