@@ -57,6 +57,12 @@ from ctmirror.server.essie import (
     ("asthm*", Prefix("asthm")),
     ("asthma^2 OR copd", Or((Boost(2.0, Words("asthma")), Words("copd")))),
     ("(asthma OR copd)^1.5", Boost(1.5, Or((Words("asthma"), Words("copd"))))),
+    # a backslash makes an operator a word of the term, and a quote mark a mark (which only separates words)
+    ("\\MISSING", Words("MISSING")),
+    ("heart \\AND attack", Words("heart AND attack")),
+    ("AREA[Keyword]\\NOT", Area("Keyword", Words("NOT"))),
+    ('\\"sleep deprivation\\"', Words("sleep deprivation")),
+    ('"he said \\"yes\\""', Words("he said yes", quoted=True)),
 ])
 def test_each_form_parses_to_its_tree(text, tree):
     assert parse(text) == tree

@@ -61,6 +61,11 @@ def test_unquoted_words_may_scatter_a_quoted_phrase_may_not(m):
     # operator, so without parentheses the words stay in that area too
     assert found(m, **{"query.cond": "AREA[Condition]lung cancer"}) == \
         found(m, **{"query.cond": "AREA[Condition](lung cancer)"})
+    # a backslash makes an operator a word (\MISSING) and a quote mark a mark, which only separates words (it was
+    # a 400: a quote without its closing quote)
+    assert found(m, **{"query.term": "\\MISSING"}) == found(m, **{"query.term": "missing"})
+    escaped = found(m, **{"query.term": '\\"sleep deprivation\\"'})
+    assert escaped and escaped == found(m, **{"query.term": "sleep deprivation"})
 
 
 def test_a_phrase_in_the_condition_ranks_above_scattered_words(m):

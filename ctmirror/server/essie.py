@@ -4,11 +4,14 @@ Supported: words and "quoted phrases", AND, OR, NOT (and a leading minus), paren
 a parenthesised expression, RANGE[low, high] with MIN/MAX, dates and ages ("50 years"), MISSING,
 EXPANSION[None|Term|Concept|Relaxation|Lossy] and COVERAGE[FullMatch|StartsWith|EndsWith|Contains] before a
 term, SEARCH[Location](...) (its terms found in one site), a word's prefix (asthm*: three letters or more) and a
-boost after a term (asthma^2: its score doubled, what matches unchanged). Adjacent words with no operator between
-them are one Words node: the matcher finds them as a phrase or scattered over the area's fields (each word
-somewhere), ranking the phrase higher; a quoted phrase only as a phrase (docs/methods.md). Anything else
-(SEARCH[...] of another part of the record, a dangling operator, an unclosed bracket) is an EssieError naming the
-part, which the server answers with 400: never a silently different answer.
+boost after a term (asthma^2: its score doubled, what matches unchanged), and a backslash before an operator or a
+quote mark (\\AND, \\MISSING: the word itself; \\", in a phrase or not: a quote mark, which like all punctuation
+only separates words). An operator before a term applies to the search term that follows: every bare word up to
+the next operator. Adjacent words with no operator between them are one Words node: the matcher finds them as a
+phrase or scattered over the area's fields (each word somewhere), ranking the phrase higher; a quoted phrase only
+as a phrase (docs/methods.md). Anything else (SEARCH[...] of another part of the record, a dangling operator, an
+unclosed bracket) is an EssieError naming the part, which the server answers with 400: never a silently different
+answer.
 """
 
 from __future__ import annotations
@@ -105,10 +108,11 @@ class Or:
 
 EXPANSIONS = ("none", "term", "concept", "relaxation", "lossy")
 COVERAGES = ("fullmatch", "startswith", "endswith", "contains")
-_TOKEN = re.compile(r'\s*(?:(?P<quoted>"[^"]*")|(?P<open>\()|(?P<close>\))|(?P<op>\b(?:AND|OR|NOT)\b)'
+_TOKEN = re.compile(r'\s*(?:(?P<quoted>"(?:[^"\\]|\\.)*")|(?P<escaped>\\(?:"|[^\s()"^]*))'
+                    r'|(?P<open>\()|(?P<close>\))|(?P<op>\b(?:AND|OR|NOT)\b)'
                     r'|(?P<operator>(?:AREA|RANGE|EXPANSION|SEARCH|COVERAGE|DISTANCE)\[[^\]]*\])'
                     r'|(?P<missing>\bMISSING\b)|(?P<minus>-(?=\S))|(?P<boost>\^\d+(?:\.\d+)?(?=[\s()]|$))'
-                    r'|(?P<word>[^\s()"^]+|\^))')
+                    r'|(?P<word>[^\s()"^\\]+|\^))')
 MAX_BOOST = 1000.0
 MIN_PREFIX_CHARACTERS = 3
 
@@ -138,8 +142,13 @@ def _tokens(text: str) -> list[tuple[str, str]]:
             rest = text[position:].strip()
             raise EssieError(f"cannot read {rest[:40]!r}" + (": a '\"' without its closing '\"'"
                                                              if rest.startswith('"') else ""), rest[:40])
-        kind = found.lastgroup
-        tokens.append((kind, found.group(kind)))
+        kind, value = found.lastgroup, found.group(found.lastgroup)
+        if kind == "escaped":  # \AND, \MISSING, \": the operator as a word of the term; a quote mark, none
+            value = value[1:].strip('"')
+            if value:
+                tokens.append(("word", value))
+        else:
+            tokens.append((kind, value))
         position = found.end()
     return tokens
 
@@ -238,7 +247,7 @@ class _Parser:
         if kind == "close":
             raise EssieError("a ')' without its '('", ")")
         if kind == "quoted":
-            phrase = value[1:-1].strip()
+            phrase = " ".join(value[1:-1].replace('\\"', " ").split())  # a quote mark separates words
             if not phrase:
                 raise EssieError('an empty quoted phrase', value)
             return Words(phrase, quoted=True)
