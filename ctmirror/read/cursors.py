@@ -5,7 +5,7 @@ A cursor holds the state it was issued on, the offset its next page starts at, a
 parameters, signed with a key made from that state's own record (state.json): an edited cursor, or one another
 warehouse issued, is refused, while a copy of the warehouse accepts its own. Its `kind` (the surface that wrote
 it) is signed too, so a cursor of one surface is never taken by another. Each surface says in its own errors
-why one is refused (ctmirror/read/methods.py, ctmirror/server/v2/request.py).
+why one is refused (ctmirror/read/methods.py, ctmirror/server/v2/page_tokens.py).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 -- read_sql("calls/queries.sql", "<name>") (ctmirror/core/sqlfiles.py).
 
 -- name: catalog_format
--- What a catalog was built by (publish/queries.sql (catalog_format)). A catalog built before the digests has no such columns,
--- or no such table: the Mirror reads either as another version's.
+-- What a catalog was built by (publish/queries.sql (catalog_format)). A catalog built before the digests has no such
+-- columns, or no such table: the Mirror reads either as another version's.
 SELECT tables_digest, macros_digest FROM catalog_format;
 
 -- name: near_versions

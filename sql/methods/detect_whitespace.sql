@@ -1,13 +1,13 @@
--- detect_whitespace(drug, condition, cutoff): one row. exact_match_count, drug_only_trials and
--- condition_only_trials are true counts (no cap). When no trial matches both, condition_drugs lists other
--- drugs tested for the condition (with the trial's condition that matched): Phase 2 or later (Phase 1/Phase 2 included), ranked by phase (descending:
--- highest phase, then lowest, so Phase 2 before Phase 1/Phase 2) then activity (recruiting
--- first) then nct_id, one entry per drug name (case-insensitive) keeping its best-ranked trial, top 50.
--- Placebo, sham and vehicle are not drugs; Drug and Biological interventions count.
--- detect_whitespace_many takes each argument as a list (one entry per call; as_ofs: each call's strict cutoff, NULL
--- for the current state) and answers every call, by its position k from 1. current_state: true (a constant) when
--- no call has a cutoff or an as_of, which lets the planner drop the cutoff rules (sql/schema/as_of_rules.sql);
--- relax_drugs, relax_conditions: false (a constant) when no drug, or no condition, has two words or more.
+-- detect_whitespace(drug, condition, cutoff): one row. exact_match_count, drug_only_trials and condition_only_trials
+-- are true counts (no cap). When no trial matches both, condition_drugs lists other drugs tested for the condition
+-- (with the trial's condition that matched): Phase 2 or later (Phase 1/Phase 2 included), ranked by phase
+-- (descending: highest phase, then lowest, so Phase 2 before Phase 1/Phase 2) then activity (recruiting first) then
+-- nct_id, one entry per drug name (case-insensitive) keeping its best-ranked trial, top 50. Placebo, sham and
+-- vehicle are not drugs; Drug and Biological interventions count. detect_whitespace_many takes each argument as a
+-- list (one entry per call; as_ofs: each call's strict cutoff, NULL for the current state) and answers every call,
+-- by its position k from 1. current_state: true (a constant) when no call has a cutoff or an as_of, which lets the
+-- planner drop the cutoff rules (sql/schema/as_of_rules.sql); relax_drugs, relax_conditions: false (a constant) when
+-- no drug, or no condition, has two words or more.
 CREATE OR REPLACE MACRO detect_whitespace_many(drug_queries, condition_queries, cutoffs, as_ofs,
                                                current_state := false, relax_drugs := true,
                                                relax_conditions := true) AS TABLE

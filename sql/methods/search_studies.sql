@@ -1,20 +1,20 @@
 -- search_studies_page(query, condition, intervention, status, location, phase, eligibility_keywords, min_age_days,
--- max_age_days, sex, study_type, date_before, as_of, page_limit, page_offset, id_list, near_versions, sort_order): one
--- page of the studies passing all given filters (NULL = no filter), as search candidates, by relevance (sum of the
--- query, condition and intervention scores) then nct_id, or by sort_order ('StartDate:desc', 'EnrollmentCount:asc';
--- PrimaryCompletionDate, StudyFirstPostDate; studies without the value last) then relevance. id_list: only these
--- NCT IDs (or aliases); near_versions: the versions with a site near a point (calls/queries.sql (near_versions)). Ages: the trial's window admits the patient (minimum <= min_age, maximum
--- >= max_age; a missing bound admits everyone). Sex: a trial for ALL (or not saying) admits both.
--- Every row also carries total_matches, the number of studies the whole search finds.
--- as_of: the strict cutoff (NULL: the current state). The query, condition, intervention and eligibility texts are
--- normalised (search_norm) by the caller, as sql/methods/_matching.sql says. search_studies(... the first thirteen ...): every match, unpaged.
--- Written so that a NULL argument's work drops out of the plan: the Python API prepares one plan per set of
--- given arguments with the absent ones as NULL literals (calls/search_page.sql), and every matcher and filter
--- below is guarded by a test of its own argument that the planner then folds away. term_count: how many of the
--- three texts are given, when the caller knows it as a constant (NULL: counted here). A given text is a read of
--- its bound value, which the planner cannot fold, so without it every plan kept the branch of "no text: every
--- study", estimated hundreds of thousands of matches and built its hash table on trial_card's current rows
--- rather than on the matches.
+-- max_age_days, sex, study_type, date_before, as_of, page_limit, page_offset, id_list, near_versions, sort_order):
+-- one page of the studies passing all given filters (NULL = no filter), as search candidates, by relevance (sum of
+-- the query, condition and intervention scores) then nct_id, or by sort_order ('StartDate:desc',
+-- 'EnrollmentCount:asc'; PrimaryCompletionDate, StudyFirstPostDate; studies without the value last) then relevance.
+-- id_list: only these NCT IDs (or aliases); near_versions: the versions with a site near a point (calls/queries.sql
+-- (near_versions)). Ages: the trial's window admits the patient (minimum <= min_age, maximum >= max_age; a missing
+-- bound admits everyone). Sex: a trial for ALL (or not saying) admits both. Every row also carries total_matches,
+-- the number of studies the whole search finds. as_of: the strict cutoff (NULL: the current state). The query,
+-- condition, intervention and eligibility texts are normalised (search_norm) by the caller, as
+-- sql/methods/_matching.sql says. search_studies(... the first thirteen ...): every match, unpaged. Written so that
+-- a NULL argument's work drops out of the plan: the Python API prepares one plan per set of given arguments with the
+-- absent ones as NULL literals (calls/search_page.sql), and every matcher and filter below is guarded by a test of
+-- its own argument that the planner then folds away. term_count: how many of the three texts are given, when the
+-- caller knows it as a constant (NULL: counted here). A given text is a read of its bound value, which the planner
+-- cannot fold, so without it every plan kept the branch of "no text: every study", estimated hundreds of thousands
+-- of matches and built its hash table on trial_card's current rows rather than on the matches.
 CREATE OR REPLACE MACRO search_term_count(term_count, text_query, condition_query, intervention_query) AS
     CASE WHEN term_count IS NULL
          THEN (text_query IS NOT NULL)::INTEGER + (condition_query IS NOT NULL)::INTEGER

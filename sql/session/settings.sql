@@ -19,8 +19,9 @@ SET disabled_compression_methods = 'fsst,rle';
 SET force_bitpacking_mode = 'for';
 
 -- name: catalog_writer_done
--- Run when a catalog is built on a writer's connection: the connection is left as sql/session/settings.sql (catalog_writer)
--- found it (strings and integers compressed every way DuckDB can, and its in-memory database the default).
+-- Run when a catalog is built on a writer's connection: the connection is left as sql/session/settings.sql
+-- (catalog_writer) found it (strings and integers compressed every way DuckDB can, and its in-memory database the
+-- default).
 RESET disabled_compression_methods;
 RESET force_bitpacking_mode;
 USE memory;
@@ -71,11 +72,12 @@ SET temp_directory = '';
 RESET VARIABLE ctmirror_root;
 
 -- name: set_root
--- Where the folder a catalog reads its files from is now ($root, absolute): see sql/catalog_views/queries.sql (file_list).
+-- Where the folder a catalog reads its files from is now ($root, absolute): see sql/catalog_views/queries.sql
+-- (file_list).
 SET VARIABLE ctmirror_root = $root;
 
 -- name: threads
--- A database's DuckDB threads ($threads): a server's readers run one each (ctmirror/server/pool.py). While PARALLEL_WRITERS cursors write tables side by side, each table's
--- query gets the cores divided among them (one each on two cores): free to use every core, each would run as many
--- threads as there are cores, and they would contend.
+-- A database's DuckDB threads ($threads): a server's readers run one each (ctmirror/server/pool.py). While
+-- PARALLEL_WRITERS cursors write tables side by side, each table's query gets the cores divided among them (one each
+-- on two cores): free to use every core, each would run as many threads as there are cores, and they would contend.
 SET threads = $threads;
