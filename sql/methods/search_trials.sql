@@ -27,8 +27,8 @@ c AS (
                 SELECT r.k, r.version_no, packed_areas(bit_or(r.area_mask), 2)
                 FROM scattered_word_rows_many('condition', condition_queries, relax := relax_conditions) AS r
                 SEMI JOIN d ON d.k = r.k AND d.version_no = r.version_no
-                GROUP BY r.k, r.version_no
-                HAVING bit_or(r.word_bit) = any_value(r.every_word))
+                GROUP BY r.k, r.version_no, r.word_count
+                HAVING count(*) = r.word_count)
           GROUP BY k, version_no)
 ),
 matched AS (

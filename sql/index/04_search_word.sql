@@ -1,0 +1,15 @@
+-- search_word: word → the versions (version_no) holding it in some text of the condition's or the intervention's
+-- areas, and in which (area_mask), stop words aside: what Essie's scattered words read (sql/methods/_matching.sql,
+-- scattered_word_rows_many). Sorted by field and word, so a word's versions are one run of narrow rows; through
+-- search_token and search_hit, every text holding the word was joined to its versions first, over row groups all
+-- over search_hit (text_id follows the texts' order, not the word's), and a broad word's rows were grouped by text
+-- and version where these are already one per version. Built a field at a time (field_words),
+-- which bounds the grouping's memory.
+CREATE OR REPLACE TEMP MACRO field_words(field_name) AS TABLE
+SELECT h.field, t.token, h.version_no, bit_or(h.area_mask) AS area_mask
+FROM search_hit AS h
+JOIN search_token AS t USING (text_id)
+WHERE h.field = field_name AND NOT list_contains(stop_words(), t.token)
+GROUP BY h.field, t.token, h.version_no;
+CREATE TABLE search_word AS FROM field_words('condition') ORDER BY field, token, version_no;
+INSERT INTO search_word FROM field_words('intervention') ORDER BY field, token, version_no;
