@@ -122,14 +122,12 @@ CREATE OR REPLACE MACRO within_packed(mask) AS (mask::UBIGINT | (mask::UBIGINT <
 -- version (version_no) and the areas of the field it matched in, packed by how (area_mask: see packed_areas):
 -- by a phrase, by a linked concept (phrase_hit_rows_many), by scattered words (scattered_word_rows_many: the
 -- versions holding every word). expand: concept expansion (synonyms, links); relax: scattered words; within: of
--- these areas alone, a mask (NULL: all); stopped_only: of the versions stopped_card holds alone (get_terminated
--- answers no other, and a broad query's words then group a tenth of the rows).
-CREATE OR REPLACE MACRO phrase_hit_rows_many(field_name, qs, as_ofs, expand := true, stopped_only := false) AS TABLE
+-- these areas alone, a mask (NULL: all).
+CREATE OR REPLACE MACRO phrase_hit_rows_many(field_name, qs, as_ofs, expand := true) AS TABLE
 SELECT w.k, h.version_no, packed_areas(h.area_mask & w.keep, w.learned::INTEGER) AS area_mask
 FROM search_hit AS h
 JOIN field_texts_many(field_name, qs, as_ofs, expand := expand) AS w USING (text_id)
-WHERE h.field = field_name AND h.area_mask & w.keep <> 0
-  AND (NOT stopped_only OR h.version_no IN (SELECT version_no FROM stopped_card));
+WHERE h.field = field_name AND h.area_mask & w.keep <> 0;
 
 -- scattered_word_rows_many(field, qs, relax, within): the rows of scattered words (unquoted queries of two words or
 -- more, stop words aside), one per word of the query and version holding it in some text of the field's areas
@@ -140,8 +138,7 @@ WHERE h.field = field_name AND h.area_mask & w.keep <> 0
 -- run of rows); the free text's (term), whose long summaries search_word leaves out, from the texts holding each
 -- word (search_token) and their versions (search_hit). A text holding the query as a phrase serves no scattered
 -- word there: the versions holding it match anyway, and a broad query's phrase hits are not read twice.
-CREATE OR REPLACE MACRO scattered_word_rows_many(field_name, qs, relax := true, within := NULL,
-                                                 stopped_only := false) AS TABLE
+CREATE OR REPLACE MACRO scattered_word_rows_many(field_name, qs, relax := true, within := NULL) AS TABLE
 WITH queries AS (
     SELECT k, q AS phrase, list_distinct(list_filter(string_split(trim(q), ' '),
                                                      w -> w <> '' AND NOT list_contains(stop_words(), w)))[:32] AS words
@@ -164,7 +161,6 @@ SELECT w.k, p.version_no, p.area_mask & coalesce(within::UINTEGER, p.area_mask) 
 FROM words AS w
 JOIN search_word AS p ON p.token = w.word
 WHERE field_name <> 'term' AND p.field = field_name AND p.area_mask & coalesce(within::UINTEGER, p.area_mask) <> 0
-  AND (NOT stopped_only OR p.version_no IN (SELECT version_no FROM stopped_card))
 UNION ALL
 SELECT x.k, h.version_no, bit_or(h.area_mask & coalesce(within::UINTEGER, h.area_mask)), x.word_count
 FROM term_texts AS x
@@ -173,12 +169,11 @@ WHERE h.field = field_name AND h.area_mask & coalesce(within::UINTEGER, h.area_m
 GROUP BY x.k, x.word_count, x.word, h.version_no;
 
 CREATE OR REPLACE MACRO field_hit_rows_many(field_name, qs, as_ofs, expand := true, relax := true,
-                                            within := NULL, stopped_only := false) AS TABLE
-SELECT k, version_no, area_mask
-FROM phrase_hit_rows_many(field_name, qs, as_ofs, expand := expand, stopped_only := stopped_only)
+                                            within := NULL) AS TABLE
+SELECT k, version_no, area_mask FROM phrase_hit_rows_many(field_name, qs, as_ofs, expand := expand)
 UNION ALL
 SELECT k, version_no, packed_areas(bit_or(area_mask), 2)
-FROM scattered_word_rows_many(field_name, qs, relax := relax, within := within, stopped_only := stopped_only)
+FROM scattered_word_rows_many(field_name, qs, relax := relax, within := within)
 GROUP BY k, version_no, word_count
 HAVING count(*) = word_count;
 
@@ -201,14 +196,14 @@ CREATE OR REPLACE MACRO phrase_mask(packed, merged) AS
 CREATE OR REPLACE MACRO hit_score(phrase_mask, phrase_score, word_score) AS
     CASE WHEN phrase_mask IS NOT NULL THEN phrase_score ELSE 0.25 * word_score END;
 
--- field_hits_many(field, qs, as_ofs, relax, stopped_only): per query, the versions (version_no) matching it in a field
+-- field_hits_many(field, qs, as_ofs, relax): per query, the versions (version_no) matching it in a field
 -- ('condition', 'intervention'), scored (hit_score). The methods join on version_no; analysts get the current
 -- studies' NCT IDs from field_matches. relax false (a constant: no query of the call has two words or more, as the
 -- Python API tells) plans no scattered words.
-CREATE OR REPLACE MACRO field_hits_many(field_name, qs, as_ofs, relax := true, stopped_only := false) AS TABLE
+CREATE OR REPLACE MACRO field_hits_many(field_name, qs, as_ofs, relax := true) AS TABLE
 WITH versions AS (
     SELECT k, version_no, bit_or(area_mask) AS packed
-    FROM field_hit_rows_many(field_name, qs, as_ofs, relax := relax, stopped_only := stopped_only)
+    FROM field_hit_rows_many(field_name, qs, as_ofs, relax := relax)
     GROUP BY k, version_no
 ),
 masked AS (
