@@ -56,9 +56,8 @@ SELECT k, text_id FROM placed;
 CREATE OR REPLACE MACRO matched_texts(field_name, q) AS TABLE
 SELECT DISTINCT text_id FROM matched_texts_many(field_name, [query_norm(q)]);
 
--- field_texts_many(field, qs, as_ofs, expand): per query, the texts whose hits count (text_id), the areas they
--- count in (keep, a mask of the field's areas) and whether by a link the records taught (learned), when expand,
--- by the call's cutoff:
+-- field_texts_many(field, qs, as_ofs, expand): per query, the texts whose hits count (text_id), in every area of
+-- the field they are in, and whether by a link the records taught (learned), when expand, by the call's cutoff:
 -- - a drug's other names (intervention_link): the names linked to a text that is the query itself are phrases
 --   of the query too, so "Keytruda" finds "Pembrolizumab + Carboplatin" (a link from a text merely holding the
 --   query would run away: "pembrolizumab biosimilar BCD-201" would bring in BCD-201's own names);
@@ -100,13 +99,10 @@ headings AS (  -- a heading that is the very text teaching it counts once, as th
     JOIN cutoffs AS a ON a.k = d.k
     WHERE expand AND field_name = 'condition' AND NOT d.learned AND l.term_text_id <> d.text_id
       AND CASE WHEN a.as_of IS NULL THEN l.is_current ELSE l.learned_from <= a.as_of END
-),
-masks AS (
-    SELECT bit_or((1::UINTEGER << (area_id - 1))::UINTEGER) AS field_mask FROM search_area WHERE field = field_name
 )
-SELECT k, text_id, (SELECT field_mask FROM masks) AS keep, learned FROM direct
+SELECT k, text_id, learned FROM direct
 UNION ALL
-SELECT k, text_id, (SELECT field_mask FROM masks), true FROM headings;
+SELECT k, text_id, true FROM headings;
 
 -- packed_areas(mask, how): a mask of a field's areas (fewer than 16) shifted to the 16 bits of how it matched
 -- (0 a phrase, 1 a linked concept, 2 scattered words), so one bit_or per version gathers all three; the areas of
@@ -124,10 +120,10 @@ CREATE OR REPLACE MACRO within_packed(mask) AS (mask::UBIGINT | (mask::UBIGINT <
 -- versions holding every word). expand: concept expansion (synonyms, links); relax: scattered words; within: of
 -- these areas alone, a mask (NULL: all).
 CREATE OR REPLACE MACRO phrase_hit_rows_many(field_name, qs, as_ofs, expand := true) AS TABLE
-SELECT w.k, h.version_no, packed_areas(h.area_mask & w.keep, w.learned::INTEGER) AS area_mask
+SELECT w.k, h.version_no, packed_areas(h.area_mask, w.learned::INTEGER) AS area_mask
 FROM search_hit AS h
 JOIN field_texts_many(field_name, qs, as_ofs, expand := expand) AS w USING (text_id)
-WHERE h.field = field_name AND h.area_mask & w.keep <> 0;
+WHERE h.field = field_name;
 
 -- scattered_word_rows_many(field, qs, relax, within): the rows of scattered words (unquoted queries of two words or
 -- more, stop words aside), one per word of the query and version holding it in some text of the field's areas
