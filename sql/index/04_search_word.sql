@@ -1,9 +1,8 @@
 -- search_word: word → the versions (version_no) holding it in some text of the condition's or the intervention's
 -- areas, and in which (area_mask), stop words aside: what Essie's scattered words read (sql/methods/_matching.sql,
--- scattered_word_rows_many). Sorted by field and word, so a word's versions are one run of narrow rows; through
--- search_token and search_hit, every text holding the word was joined to its versions first, over row groups all
--- over search_hit (text_id follows the texts' order, not the word's), and a broad word's rows were grouped by text
--- and version where these are already one per version. Built a field at a time (field_words),
+-- scattered_word_rows_many). Sorted by field and word, so a word's versions are one run of narrow rows, one row per
+-- version, where search_token and search_hit would join every text holding the word to its versions over row groups
+-- all across search_hit (text_id follows the texts' order, not the words'). Built a field at a time (field_words),
 -- which bounds the grouping's memory.
 CREATE OR REPLACE TEMP MACRO field_words(field_name) AS TABLE
 SELECT h.field, t.token, h.version_no, bit_or(h.area_mask) AS area_mask
