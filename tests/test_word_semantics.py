@@ -79,6 +79,25 @@ def test_a_phrase_in_the_condition_ranks_above_scattered_words(m):
     assert last_phrase < min(ranked.index(n) for n in scattered_only)
 
 
+def test_get_terminated_finds_stopped_trials_by_scattered_words_as_the_matcher_over_every_version_does(m):
+    # get_terminated reads scattered words from stopped_word: search_word's rows of stopped_card's versions, no more
+    # and no fewer (it is built beside stopped_card, from the same spans' statuses)
+    restricted = "FROM search_word WHERE version_no IN (SELECT version_no FROM stopped_card)"
+    assert m.rows(f"SELECT count(*) AS n FROM ({restricted})")[0]["n"] > 0
+    for left, right in ((restricted, "FROM stopped_word"), ("FROM stopped_word", restricted)):
+        assert m.rows(f"SELECT count(*) AS n FROM ({left} EXCEPT ALL {right})")[0]["n"] == 0
+    # so its trials are the stopped ones the matcher over every version finds, scattered words included: the
+    # conditions' words in another order find them only so
+    every_version = ("SELECT nct_id FROM (SELECT nct_id FROM field_matches('condition', $q) UNION "
+                     "SELECT nct_id FROM field_matches('intervention', $q)) JOIN studies USING (nct_id) "
+                     "WHERE is_stopped(overall_status)")
+    for query in ("Dysfunction Erectile", "Disease Artery Coronary", "Tumor Breast", "breast cancer", "cancer"):
+        terminated = {t.nct_id for t in m.get_terminated(query, max_results=10_000)}
+        assert terminated == {r["nct_id"] for r in m.rows(every_version, {"q": query})}, query
+        if query[0].isupper():
+            assert terminated and not m.get_terminated(f'"{query}"', max_results=10_000), query
+
+
 def test_a_condition_finds_the_studies_filed_under_narrower_headings(m):
     # "Pulmonary Disorder" is filed under the heading Lung Diseases by the registry (condition_link); NCT00258583
     # is filed under Lung Diseases, Interstitial, whose ancestor Lung Diseases is: no text of it holds the words

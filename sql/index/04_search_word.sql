@@ -12,3 +12,10 @@ WHERE h.field = field_name AND NOT list_contains(stop_words(), t.token)
 GROUP BY h.field, t.token, h.version_no;
 CREATE TABLE search_word AS FROM field_words('condition') ORDER BY field, token, version_no;
 INSERT INTO search_word FROM field_words('intervention') ORDER BY field, token, version_no;
+-- stopped_word: search_word's rows of the versions TERMINATED, WITHDRAWN or SUSPENDED in some span (those of
+-- stopped_card, which is built beside this lane from the same version_epoch rows), in its order: get_terminated's
+-- scattered words read these alone (scattered_word_rows_many, stopped_only), as every version it ranks is one of
+-- them. A few percent of search_word, where grouping a broad word's versions of every status was most of a call.
+CREATE TABLE stopped_word AS
+SELECT * FROM search_word WHERE version_no IN (SELECT version_no FROM version_epoch WHERE is_stopped(overall_status))
+ORDER BY field, token, version_no;

@@ -125,16 +125,19 @@ FROM search_hit AS h
 JOIN field_texts_many(field_name, qs, as_ofs, expand := expand) AS w USING (text_id)
 WHERE h.field = field_name;
 
--- scattered_word_rows_many(field, qs, relax, within): the rows of scattered words (unquoted queries of two words or
--- more, stop words aside), one per word of the query and version holding it in some text of the field's areas
--- (area_mask), before they are grouped by version: those holding every word have word_count rows, so grouping by
--- (k, version_no, word_count) keeps them with HAVING count(*) = word_count (a count costs half what a bit per word
--- and its bit_or did). A method that wants only some versions (the drug's, in search_trials) joins them to these
--- rows before grouping. A condition's or intervention's words are read from search_word (a word's versions, one
--- run of rows); the free text's (term), whose long summaries search_word leaves out, from the texts holding each
--- word (search_token) and their versions (search_hit). A text holding the query as a phrase serves no scattered
--- word there: the versions holding it match anyway, and a broad query's phrase hits are not read twice.
-CREATE OR REPLACE MACRO scattered_word_rows_many(field_name, qs, relax := true, within := NULL) AS TABLE
+-- scattered_word_rows_many(field, qs, relax, within, stopped_only): the rows of scattered words (unquoted queries of
+-- two words or more, stop words aside), one per word of the query and version holding it in some text of the
+-- field's areas (area_mask), before they are grouped by version: those holding every word have word_count rows, so
+-- grouping by (k, version_no, word_count) keeps them with HAVING count(*) = word_count (a count costs half what a
+-- bit per word and its bit_or did). A method that wants only some versions (the drug's, in search_trials) joins
+-- them to these rows before grouping. A condition's or intervention's words are read from search_word (a word's
+-- versions, one run of rows), or, with stopped_only (a constant: get_terminated's), from stopped_word, its rows of
+-- stopped_card's versions alone; the free text's (term), whose long summaries search_word leaves out, from the
+-- texts holding each word (search_token) and their versions (search_hit). A text holding the query as a phrase
+-- serves no scattered word there: the versions holding it match anyway, and a broad query's phrase hits are not
+-- read twice.
+CREATE OR REPLACE MACRO scattered_word_rows_many(field_name, qs, relax := true, within := NULL,
+                                                 stopped_only := false) AS TABLE
 WITH queries AS (
     SELECT k, q AS phrase, list_distinct(list_filter(string_split(trim(q), ' '),
                                                      w -> w <> '' AND NOT list_contains(stop_words(), w)))[:32] AS words
@@ -156,7 +159,14 @@ term_texts AS (
 SELECT w.k, p.version_no, p.area_mask & coalesce(within::UINTEGER, p.area_mask) AS area_mask, w.word_count
 FROM words AS w
 JOIN search_word AS p ON p.token = w.word
-WHERE field_name <> 'term' AND p.field = field_name AND p.area_mask & coalesce(within::UINTEGER, p.area_mask) <> 0
+WHERE NOT stopped_only AND field_name <> 'term' AND p.field = field_name
+  AND p.area_mask & coalesce(within::UINTEGER, p.area_mask) <> 0
+UNION ALL
+SELECT w.k, p.version_no, p.area_mask & coalesce(within::UINTEGER, p.area_mask) AS area_mask, w.word_count
+FROM words AS w
+JOIN stopped_word AS p ON p.token = w.word
+WHERE stopped_only AND field_name <> 'term' AND p.field = field_name
+  AND p.area_mask & coalesce(within::UINTEGER, p.area_mask) <> 0
 UNION ALL
 SELECT x.k, h.version_no, bit_or(h.area_mask & coalesce(within::UINTEGER, h.area_mask)), x.word_count
 FROM term_texts AS x
@@ -165,11 +175,11 @@ WHERE h.field = field_name AND h.area_mask & coalesce(within::UINTEGER, h.area_m
 GROUP BY x.k, x.word_count, x.word, h.version_no;
 
 CREATE OR REPLACE MACRO field_hit_rows_many(field_name, qs, as_ofs, expand := true, relax := true,
-                                            within := NULL) AS TABLE
+                                            within := NULL, stopped_only := false) AS TABLE
 SELECT k, version_no, area_mask FROM phrase_hit_rows_many(field_name, qs, as_ofs, expand := expand)
 UNION ALL
 SELECT k, version_no, packed_areas(bit_or(area_mask), 2)
-FROM scattered_word_rows_many(field_name, qs, relax := relax, within := within)
+FROM scattered_word_rows_many(field_name, qs, relax := relax, within := within, stopped_only := stopped_only)
 GROUP BY k, version_no, word_count
 HAVING count(*) = word_count;
 
@@ -192,14 +202,15 @@ CREATE OR REPLACE MACRO phrase_mask(packed, merged) AS
 CREATE OR REPLACE MACRO hit_score(phrase_mask, phrase_score, word_score) AS
     CASE WHEN phrase_mask IS NOT NULL THEN phrase_score ELSE 0.25 * word_score END;
 
--- field_hits_many(field, qs, as_ofs, relax): per query, the versions (version_no) matching it in a field
--- ('condition', 'intervention'), scored (hit_score). The methods join on version_no; analysts get the current
+-- field_hits_many(field, qs, as_ofs, relax, stopped_only): per query, the versions (version_no) matching it in a
+-- field ('condition', 'intervention'), scored (hit_score). The methods join on version_no; analysts get the current
 -- studies' NCT IDs from field_matches. relax false (a constant: no query of the call has two words or more, as the
--- Python API tells) plans no scattered words.
-CREATE OR REPLACE MACRO field_hits_many(field_name, qs, as_ofs, relax := true) AS TABLE
+-- Python API tells) plans no scattered words; stopped_only true (a constant) finds scattered words in stopped_card's
+-- versions alone (phrases are found in every version).
+CREATE OR REPLACE MACRO field_hits_many(field_name, qs, as_ofs, relax := true, stopped_only := false) AS TABLE
 WITH versions AS (
     SELECT k, version_no, bit_or(area_mask) AS packed
-    FROM field_hit_rows_many(field_name, qs, as_ofs, relax := relax)
+    FROM field_hit_rows_many(field_name, qs, as_ofs, relax := relax, stopped_only := stopped_only)
     GROUP BY k, version_no
 ),
 masked AS (

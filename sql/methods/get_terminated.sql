@@ -16,8 +16,10 @@ WITH calls AS (
 checked_calls AS (SELECT * FROM calls WHERE current_state_holds(current_state, cutoff, as_of)),
 m AS (
     SELECT k, version_no, round(max(score), 4) AS relevance
-    FROM (SELECT * FROM field_hits_many('intervention', any_queries, as_ofs, relax := relax_queries)
-          UNION ALL SELECT * FROM field_hits_many('condition', any_queries, as_ofs, relax := relax_queries))
+    FROM (SELECT * FROM field_hits_many('intervention', any_queries, as_ofs, relax := relax_queries,
+                                        stopped_only := true)
+          UNION ALL SELECT * FROM field_hits_many('condition', any_queries, as_ofs, relax := relax_queries,
+                                                  stopped_only := true))
     GROUP BY k, version_no
 )
 SELECT m.k, s.card_no, s.version_no, m.relevance
