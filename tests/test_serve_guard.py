@@ -152,6 +152,29 @@ def test_a_repeated_parameter_is_the_list_it_means_or_a_400(guarded):
     assert twice.status_code == 400 and "query.cond is given 2 times" in twice.text
 
 
+def test_post_filters_narrow_the_filters_rather_than_replace_them(guarded):
+    def total(**params) -> int:
+        answer = guarded.get("/api/v2/studies", params={**params, "countTotal": "true"})
+        assert answer.status_code == 200, answer.text
+        return answer.json()["totalCount"]
+    recruiting = total(**{"filter.overallStatus": "RECRUITING"})
+    completed = total(**{"filter.overallStatus": "COMPLETED"})
+    assert recruiting and completed
+    assert total(**{"postFilter.overallStatus": "COMPLETED"}) == completed
+    assert total(**{"filter.overallStatus": "RECRUITING,COMPLETED",
+                    "postFilter.overallStatus": "COMPLETED"}) == completed
+    assert total(**{"filter.overallStatus": "RECRUITING", "postFilter.overallStatus": "COMPLETED"}) == 0
+    assert total(**{"filter.ids": "NCT00711542,NCT03225586", "postFilter.ids": "NCT03225586"}) == 1
+    asthma = total(**{"query.cond": "asthma"})
+    both = total(**{"filter.advanced": "AREA[Condition]asthma", "postFilter.advanced": "AREA[OverallStatus]COMPLETED"})
+    assert 0 < both < asthma
+    assert both == total(**{"filter.advanced": "AREA[Condition]asthma AND AREA[OverallStatus]COMPLETED"})
+    geo = "distance(42.36,-71.06,50mi)"
+    assert total(**{"filter.geo": geo, "postFilter.geo": geo}) == total(**{"filter.geo": geo})
+    other = guarded.get("/api/v2/studies", params={"filter.geo": geo, "postFilter.geo": "distance(0,0,5km)"})
+    assert other.status_code == 400 and "postFilter.geo" in other.text
+
+
 def test_gzip_when_asked_and_a_well_formed_unknown_id_is_a_404(guarded):
     zipped = guarded.get("/api/v2/studies", params={"pageSize": 50}, headers={"accept-encoding": "gzip"})
     assert zipped.status_code == 200 and zipped.headers["content-encoding"] == "gzip" and len(zipped.json()["studies"])

@@ -233,10 +233,11 @@ def test_a_word_finds_its_plural_in_ies_and_back(m):
     assert set(found(m, **{"query.term": "biopsy"})) == set(found(m, **{"query.term": "biopsies"}))
 
 
-def test_filter_synonyms_is_refused_by_name_or_ignored_when_empty(m):
-    with pytest.raises(v2.V2Error, match="synonym ids"):
-        found(m, **{"query.cond": "asthma", "filter.synonyms": "ConditionSearch:1651367"})
-    assert found(m, **{"query.cond": "asthma", "filter.synonyms": ""}) == found(m, **{"query.cond": "asthma"})
+@pytest.mark.parametrize("name", ["filter.synonyms", "postFilter.synonyms"])
+def test_filter_synonyms_is_refused_by_name_or_ignored_when_empty(m, name):
+    with pytest.raises(v2.V2Error, match=f"{name} names the registry's own synonym ids"):
+        found(m, **{"query.cond": "asthma", name: "ConditionSearch:1651367"})
+    assert found(m, **{"query.cond": "asthma", name: ""}) == found(m, **{"query.cond": "asthma"})
 
 
 def test_query_id_finds_nct_ids_aliases_and_acronyms(m):

@@ -99,19 +99,22 @@ def wants_legacy_markup(params: dict[str, str]) -> bool:
 
 
 def parse_request(params: dict[str, str], mirror: Mirror) -> Search:
-    if params.get("filter.synonyms", "").strip():
-        raise V2Error("filter.synonyms names the registry's own synonym ids (area:synonym_id), which ctmirror does "
-                      "not have: leave it out, and name the condition or drug in query.cond or query.intr, which "
-                      "expand to their synonyms")
-    params = {k: v for k, v in params.items() if k != "filter.synonyms"}
+    for name in ("filter.synonyms", "postFilter.synonyms"):
+        if params.get(name, "").strip():
+            raise V2Error(f"{name} names the registry's own synonym ids (area:synonym_id), which ctmirror does "
+                          "not have: leave it out, and name the condition or drug in query.cond or query.intr, which "
+                          "expand to their synonyms")
+    params = {k: v for k, v in params.items() if k not in ("filter.synonyms", "postFilter.synonyms")}
     unknown = sorted(set(params) - KNOWN_PARAMETERS)
     if unknown:
         raise V2Error(f"unknown parameter {unknown[0]!r}: ctmirror supports {', '.join(sorted(KNOWN_PARAMETERS))}")
-    for name in ("postFilter.overallStatus", "postFilter.ids", "postFilter.advanced", "postFilter.geo"):
-        if name in params:  # the same as filter.* here: there are no aggregation counts to keep apart
-            params = {**params, name.replace("postFilter", "filter"): params[name]}
+    # postFilter.* filters as filter.* does (there are no aggregation counts to keep apart), both when both are given
+    post_geo, geo = params.get("postFilter.geo"), params.get("filter.geo")
+    if post_geo is not None and geo is not None and post_geo.replace(" ", "") != geo.replace(" ", ""):
+        raise V2Error("filter.geo and postFilter.geo are both given, with different distances: ctmirror filters by "
+                      "one distance; give one of them")
     queries = []
-    for name, context in [*QUERY_PARAMETERS.items(), ("filter.advanced", ADVANCED)]:
+    for name, context in [*QUERY_PARAMETERS.items(), ("filter.advanced", ADVANCED), ("postFilter.advanced", ADVANCED)]:
         text = params.get(name)
         if text is not None and text.strip():
             try:
@@ -158,23 +161,25 @@ def parse_request(params: dict[str, str], mirror: Mirror) -> Search:
 def _filters(params: dict[str, str]) -> dict[str, Any]:
     filters: dict[str, Any] = {"statuses": None, "phases": None, "sexes": None, "study_types": None, "results": None,
                                "ids": None, "geo_lat": None, "geo_lon": None, "geo_km": None}
-    statuses = listed(params.get("filter.overallStatus"))
-    if statuses is not None:
-        bad = [s for s in statuses if s.upper() not in STATUSES]
-        if bad:
-            raise V2Error(f"filter.overallStatus: {bad[0]!r} is not a status ({', '.join(sorted(STATUSES))})")
-        filters["statuses"] = [s.upper() for s in statuses]
-    ids = listed(params.get("filter.ids"))
-    if ids is not None:
-        bad = [i for i in ids if not NCT_ID.match(i)]
-        if bad:
-            raise V2Error(f"filter.ids: {bad[0]!r} is not an NCT ID")
-        filters["ids"] = [f"NCT{int(NCT_ID.match(i).group(1)):08d}" for i in ids]
-    geo = params.get("filter.geo")
+    for prefix in ("filter", "postFilter"):  # each given list narrows the other's
+        statuses = listed(params.get(f"{prefix}.overallStatus"))
+        if statuses is not None:
+            bad = [s for s in statuses if s.upper() not in STATUSES]
+            if bad:
+                raise V2Error(f"{prefix}.overallStatus: {bad[0]!r} is not a status ({', '.join(sorted(STATUSES))})")
+            filters["statuses"] = _narrowed(filters["statuses"], [s.upper() for s in statuses])
+        ids = listed(params.get(f"{prefix}.ids"))
+        if ids is not None:
+            bad = [i for i in ids if not NCT_ID.match(i)]
+            if bad:
+                raise V2Error(f"{prefix}.ids: {bad[0]!r} is not an NCT ID")
+            filters["ids"] = _narrowed(filters["ids"], [f"NCT{int(NCT_ID.match(i).group(1)):08d}" for i in ids])
+    geo_name = "filter.geo" if "filter.geo" in params else "postFilter.geo"
+    geo = params.get(geo_name)
     if geo is not None:
         found = GEO.match(geo.replace(" ", ""))
         if not found:
-            raise V2Error("filter.geo must be distance(latitude,longitude,distance) with km or mi, "
+            raise V2Error(f"{geo_name} must be distance(latitude,longitude,distance) with km or mi, "
                           f"for example distance(39.0035707,-77.1013313,50mi); not {geo!r}")
         lat, lon, distance, unit = float(found[1]), float(found[2]), float(found[3]), found[4] or "km"
         filters.update(geo_lat=lat, geo_lon=lon, geo_km=distance * (1.609344 if unit == "mi" else 1.0))
@@ -197,6 +202,11 @@ def _filters(params: dict[str, str]) -> dict[str, Any]:
             current = filters[column]
             filters[column] = chosen if current is None else [c for c in current if c in chosen]
     return filters
+
+
+def _narrowed(current: list[str] | None, given: list[str]) -> list[str]:
+    """A list filter given again (filter.* and postFilter.*): the values both name, in the first's order."""
+    return given if current is None else [value for value in current if value in given]
 
 
 def _sort(value: str | None, *, has_query: bool) -> list[tuple[str, int]]:
