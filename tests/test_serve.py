@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+import zipfile
 from collections import Counter
 from contextlib import contextmanager
 from datetime import date
@@ -302,6 +303,33 @@ def test_csv_fields_by_the_live_apis_column_titles(api, m):
     other_ids = api.get("/api/v2/studies", params={"filter.ids": "NCT02552212", "format": "csv",
                                                    "fields": "NCT Number,Other IDs"})
     assert other_ids.text.splitlines()[1] == "NCT02552212,AS0006|2015-001894-41"  # the organisation's ID first
+
+
+def test_a_single_study_as_csv_and_as_a_zipped_json_record(api):
+    as_json = api.get("/api/v2/studies/NCT02552212").json()
+    as_csv = api.get("/api/v2/studies/NCT02552212", params={"format": "csv"})
+    assert as_csv.status_code == 200 and as_csv.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(as_csv.text)))
+    assert len(rows) == 1 and len(rows[0]) == 30 and rows[0]["NCT Number"] == "NCT02552212"
+    searched = api.get("/api/v2/studies", params={"filter.ids": "NCT02552212", "format": "csv"})
+    assert as_csv.text == searched.text  # the search's columns and formats, for one study
+    chosen = api.get("/api/v2/studies/NCT02552212", params={"format": "csv", "fields": "NCT Number,Other IDs"})
+    assert chosen.text.splitlines() == ["NCT Number,Other IDs", "NCT02552212,AS0006|2015-001894-41"]
+    zipped = api.get("/api/v2/studies/NCT02552212", params={"format": "json.zip", "markupFormat": "legacy"})
+    assert zipped.headers["content-type"] == "application/zip"
+    assert 'filename="NCT02552212.json.zip"' in zipped.headers["content-disposition"]
+    with zipfile.ZipFile(io.BytesIO(zipped.content)) as archive:
+        assert archive.namelist() == ["NCT02552212.json"]
+        assert json.loads(archive.read("NCT02552212.json")) == as_json  # markup stays markdown
+    projected = api.get("/api/v2/studies/NCT02552212", params={"format": "json.zip", "fields": "NCTId"})
+    with zipfile.ZipFile(io.BytesIO(projected.content)) as archive:
+        assert json.loads(archive.read("NCT02552212.json")) == \
+            api.get("/api/v2/studies/NCT02552212", params={"fields": "NCTId"}).json()
+    for fmt in ("fhir.json", "ris", "xml"):
+        refused = api.get("/api/v2/studies/NCT02552212", params={"format": fmt})
+        assert refused.status_code == 400 and "json, csv, json.zip" in refused.text, fmt
+    unknown_column = api.get("/api/v2/studies/NCT02552212", params={"format": "csv", "fields": "No Such Column"})
+    assert unknown_column.status_code == 400 and "No Such Column" in unknown_column.text
 
 
 def test_single_studies_aliases_and_the_other_endpoints(api, m):

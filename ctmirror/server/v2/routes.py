@@ -22,7 +22,7 @@ from ctmirror.server.v2.errors import V2Error
 from ctmirror.server.v2.page_tokens import page_token_state
 from ctmirror.server.v2.request import listed, parameters
 from ctmirror.server.v2.search import csv_text, page_json, studies
-from ctmirror.server.v2.study_lookup import loaded_current_text, study_text
+from ctmirror.server.v2.study_lookup import loaded_current_text, study_format, study_in_format, study_text
 
 
 def v2_routes(answer: Answerer) -> list[Route]:
@@ -57,11 +57,20 @@ def v2_routes(answer: Answerer) -> list[Route]:
         except V2Error as exc:
             return PlainTextResponse(str(exc), status_code=exc.status)
 
+        try:
+            fmt, params, csv_columns = study_format(params)
+        except V2Error as exc:
+            return PlainTextResponse(str(exc), status_code=exc.status)
+
         def study_response(nct_id: str, body: bytes) -> Response:
             if nct_id != wanted:  # an alias, or another spelling: the API redirects to the study's own address
                 target = f"/api/v2/studies/{nct_id}" + (f"?{request.url.query}" if request.url.query else "")
                 return RedirectResponse(target, status_code=301)
-            return Response(body, media_type="application/json")
+            content, media_type, file_name = study_in_format(fmt, nct_id, body, csv_columns)
+            response = Response(content, media_type=media_type)
+            if file_name:
+                response.headers["content-disposition"] = f'attachment; filename="{file_name}"'
+            return response
 
         if pool.as_of is None and len(request.url.query) <= MAX_QUERY_STRING:
             # the current state's lookup, once this process has it, needs no reader: no wait behind a search

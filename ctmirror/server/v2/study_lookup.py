@@ -3,8 +3,10 @@ looked up without DuckDB (CurrentStudies)."""
 
 from __future__ import annotations
 
+import io
 import json
 import threading
+import zipfile
 from array import array
 from bisect import bisect_left
 from datetime import date
@@ -13,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ctmirror.core.record_files import record_files_of
 from ctmirror.core.sqlfiles import read_sql
+from ctmirror.server.csv_columns import Column, columns_for, csv_text
 from ctmirror.server.records import UnknownField, field_paths, legacy_markup
 from ctmirror.server.v2.errors import V2Error
 from ctmirror.server.v2.request import NCT_ID, listed, wants_legacy_markup
@@ -77,7 +80,7 @@ def _study_params(params: dict[str, str]) -> tuple[list[tuple[str, ...]] | None,
     if unknown:
         raise V2Error(f"unknown parameter {unknown[0]!r}")
     if params.get("format", "json") != "json":
-        raise V2Error("format: a single study is served as json")
+        raise V2Error("format: this is the JSON record's lookup (see study_format)")
     legacy = wants_legacy_markup(params)
     if not params.get("fields"):
         return None, legacy
@@ -85,6 +88,43 @@ def _study_params(params: dict[str, str]) -> tuple[list[tuple[str, ...]] | None,
         return field_paths(listed(params["fields"]) or []), legacy
     except UnknownField as exc:
         raise V2Error(f"fields: {str(exc)!r} is not a field of the study record") from None
+
+
+# A single study's formats (the spec's fetchStudy): json; csv, the search's columns for one study, header first;
+# json.zip, the JSON record (markup as markdown) as NCT….json in a zip archive. fhir.json and ris are not served.
+STUDY_FORMATS = ("json", "csv", "json.zip")
+
+
+def study_format(params: dict[str, str]) -> tuple[str, dict[str, str], list[Column] | None]:
+    """(format, the parameters of the JSON record it is made from, the CSV columns (csv only)) of a single-study
+    request, or a V2Error naming what is not served."""
+    fmt = params.get("format", "json")
+    if fmt not in STUDY_FORMATS:
+        raise V2Error(f"format: a single study is served as {', '.join(STUDY_FORMATS)}, not {fmt!r} "
+                      "(fhir.json and ris are not served by ctmirror)")
+    json_params = {k: v for k, v in params.items() if k != "format"}
+    if fmt == "json":
+        return fmt, json_params, None
+    if fmt == "json.zip":  # markup as markdown, whatever markupFormat says
+        return fmt, {k: v for k, v in json_params.items() if k != "markupFormat"}, None
+    try:
+        columns = columns_for(listed(params.get("fields")))
+    except UnknownField as exc:
+        raise V2Error(f"fields: {str(exc)!r} is not a CSV column (see /api/v2/studies/metadata)") from None
+    return fmt, {}, columns
+
+
+def study_in_format(fmt: str, nct_id: str, body: bytes, columns: list[Column] | None) -> tuple[bytes, str, str]:
+    """(body, media type, file name or '') of a single study's JSON record (`body`) in a format of study_format."""
+    if fmt == "csv":
+        text = csv_text([json.loads(body)], columns or [], header=True)
+        return text.encode("utf-8"), "text/csv", ""
+    if fmt == "json.zip":
+        archive = io.BytesIO()
+        with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped:
+            zipped.writestr(f"{nct_id}.json", body)
+        return archive.getvalue(), "application/zip", f"{nct_id}.json.zip"
+    return body, "application/json", ""
 
 
 def study_text(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: date | None,
