@@ -52,8 +52,9 @@ QUARANTINED_TEXT_BYTES = 1 << 20  # of a record over the size limit, the quarant
 # row group's column whole in memory, and a batch's raw JSON in one group is hundreds of megabytes.
 UNREPEATED_TEXTS = ("study_versions",)
 # How search_norm splits words, recorded in each segment: 2 splits at every Unicode punctuation and separator
-# and folds compatibility forms (sql/schema/unicode_text.sql); a segment of an older rule is renormalised.
-WORD_BOUNDARIES = 2
+# and folds compatibility forms (sql/schema/unicode_text.sql); 3 also joins a possessive 's to its word
+# (possessive_s); a segment of an older rule is renormalised.
+WORD_BOUNDARIES = 3
 SLOWEST_TABLES = ("study_versions", "search_terms", "condition_links", "study_details", "places", "studies")
 
 

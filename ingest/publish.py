@@ -63,7 +63,7 @@ def check_segments(segments: list) -> None:
             columns = set(pyarrow.parquet.read_schema(segment.table_file("studies")).names)
             missing = [f"studies.{c}" for c in STUDIES_COLUMNS_SINCE if c not in columns]
         if segment.meta.get("word_boundaries", 1) < WORD_BOUNDARIES:
-            missing.append("search texts split at every Unicode word boundary")
+            missing.append("search texts split at every Unicode word boundary, possessives joined to their words")
         if missing:
             raise WarehouseError(
                 f"segment {segment.segment_id} was written by an older ctmirror: it has no {', '.join(missing)}",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 
 import polars as pl
 import pytest
@@ -70,6 +71,24 @@ def test_segments_from_an_older_version_ask_for_a_rebuild_which_fixes_them(tmp_p
     rebuild(wh)
     with Mirror(wh.root) as m:
         assert m.get_trial_details(records[0]["protocolSection"]["identificationModule"]["nctId"]) is not None
+
+
+def test_segments_normalised_before_possessives_joined_their_words_ask_for_a_rebuild(tmp_path, records):
+    """A segment whose search texts split "Alzheimer's" in two (word_boundaries 2, before 2026-11-29) is refused by
+    name; the rebuild normalises its texts as queries now are."""
+    from ctmirror.core.errors import WarehouseError
+    from ingest.publish import publish
+
+    wh = Warehouse(tmp_path / "w")
+    load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:10])])
+    meta_file = wh.segments()[0].path / "segment.json"
+    meta_file.write_text(json.dumps({**json.loads(meta_file.read_text()), "word_boundaries": 2}))
+    with pytest.raises(WarehouseError, match="possessives joined to their words") as caught:
+        with wh.writing():
+            publish(wh, run={"run_id": "x"})
+    assert "ctmirror rebuild" in caught.value.hint
+    rebuild(wh)
+    assert json.loads((wh.segments()[0].path / "segment.json").read_text())["word_boundaries"] == 3
 
 
 def test_segments_without_the_submission_dates_ask_for_a_rebuild(tmp_path, records):

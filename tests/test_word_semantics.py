@@ -98,6 +98,17 @@ def test_get_terminated_finds_stopped_trials_by_scattered_words_as_the_matcher_o
             assert terminated and not m.get_terminated(f'"{query}"', max_results=10_000), query
 
 
+def test_a_possessive_finds_the_heading_written_without_it(m):
+    # NCT03058679 and NCT05633706 name "Crohn Disease" alone; NCT03945968 writes "Alzheimer's Disease", the others
+    # "Alzheimer Disease" (the MeSH heading, which every one of them is filed under)
+    for possessive, plain, written_so in [("Crohn's disease", "Crohn disease", {"NCT03058679", "NCT05633706"}),
+                                          ("Alzheimer’s disease", "Alzheimer disease", {"NCT03899298", "NCT03945968"})]:
+        found_by_possessive = set(found(m, **{"query.cond": possessive}))
+        assert written_so <= found_by_possessive == set(found(m, **{"query.cond": plain})), possessive
+        assert written_so <= search_ids(m, condition=possessive)
+        assert written_so <= set(found(m, **{"query.cond": f'"{possessive}"'}))  # as a phrase too
+
+
 def test_a_condition_finds_the_studies_filed_under_narrower_headings(m):
     # "Pulmonary Disorder" is filed under the heading Lung Diseases by the registry (condition_link); NCT00258583
     # is filed under Lung Diseases, Interstitial, whose ancestor Lung Diseases is: no text of it holds the words

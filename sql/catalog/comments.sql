@@ -225,7 +225,7 @@ COMMENT ON VIEW search_terms IS 'One row per searchable text of a current study,
 COMMENT ON COLUMN search_terms.nct_id IS 'study';
 COMMENT ON COLUMN search_terms.content_hash IS 'version';
 COMMENT ON COLUMN search_terms.area IS 'the registry''s search area: Condition, BriefTitle, InterventionName, ConditionMeshTerm, ...';
-COMMENT ON COLUMN search_terms.norm IS 'search_norm(text): lower case, no accents or punctuation, plural s dropped, space-padded';
+COMMENT ON COLUMN search_terms.norm IS 'search_norm(text): lower case, no accents or punctuation, a possessive''s and a plural s dropped, space-padded';
 
 COMMENT ON VIEW condition_links IS 'Synonyms the data teaches: a condition text of a current study and a MeSH term the registry derived from it.';
 COMMENT ON COLUMN condition_links.nct_id IS 'study that teaches the link';

@@ -22,7 +22,7 @@
 -- groups (sql/data/synonyms.csv and an imported thesaurus).
 CREATE OR REPLACE MACRO search_phrases_many(field_name, qs, expand := true) AS TABLE
 WITH normed AS (
-    SELECT k, ltrim(q, '"') AS phrase FROM (SELECT generate_subscripts(qs, 1) AS k, unnest(qs) AS q)
+    SELECT k, ltrim(query, '"') AS phrase FROM (SELECT generate_subscripts(qs, 1) AS k, unnest(qs) AS query)
 )
 SELECT n.k, unnest(CASE WHEN expand THEN coalesce(s.phrases, [n.phrase]) ELSE [n.phrase] END) AS phrase
 FROM normed AS n
@@ -139,10 +139,11 @@ WHERE h.field = field_name;
 CREATE OR REPLACE MACRO scattered_word_rows_many(field_name, qs, relax := true, within := NULL,
                                                  stopped_only := false) AS TABLE
 WITH queries AS (
-    SELECT k, q AS phrase, list_distinct(list_filter(string_split(trim(q), ' '),
-                                                     w -> w <> '' AND NOT list_contains(stop_words(), w)))[:32] AS words
-    FROM (SELECT generate_subscripts(qs, 1) AS k, unnest(qs) AS q)
-    WHERE relax AND NOT starts_with(q, '"') AND len(list_filter(string_split(trim(q), ' '), w -> w <> '')) >= 2
+    SELECT k, query AS phrase,
+           list_distinct(list_filter(string_split(trim(query), ' '),
+                                     w -> w <> '' AND NOT list_contains(stop_words(), w)))[:32] AS words
+    FROM (SELECT generate_subscripts(qs, 1) AS k, unnest(qs) AS query)
+    WHERE relax AND NOT starts_with(query, '"') AND len(list_filter(string_split(trim(query), ' '), w -> w <> '')) >= 2
 ),
 words AS (
     SELECT k, phrase, word_count, word
@@ -284,15 +285,16 @@ WHERE l.lat IS NOT NULL AND l.lon IS NOT NULL
 -- position k from 1, the same.
 CREATE OR REPLACE MACRO location_matches_many(location_queries) AS TABLE
 WITH queries AS (
-    SELECT k, q, EXISTS (SELECT 1 FROM synonym WHERE field = 'location' AND phrase = search_norm(q)) AS known
-    FROM (SELECT generate_subscripts(location_queries, 1) AS k, unnest(location_queries) AS q)
-    WHERE q IS NOT NULL
+    SELECT k, place,
+           EXISTS (SELECT 1 FROM synonym WHERE field = 'location' AND phrase = search_norm(place)) AS known
+    FROM (SELECT generate_subscripts(location_queries, 1) AS k, unnest(location_queries) AS place)
+    WHERE place IS NOT NULL
 ),
 parts AS (  -- a place named with a comma ("Korea, Republic of") is one part when it is a known name
     SELECT k, i, part
     FROM (SELECT k, i, search_norm(part) AS part
           FROM (SELECT k, unnest(l) AS part, generate_subscripts(l, 1) AS i
-                FROM (SELECT k, CASE WHEN known THEN [q] ELSE string_split(q, ',') END AS l FROM queries)))
+                FROM (SELECT k, CASE WHEN known THEN [place] ELSE string_split(place, ',') END AS l FROM queries)))
     WHERE trim(part) <> ''
 ),
 part_count AS (SELECT k, count(*) AS n FROM parts GROUP BY k),

@@ -48,20 +48,6 @@ CREATE OR REPLACE MACRO age_days(s) AS
              END)::INTEGER
     END;
 
--- search_norm(s): text as the matcher compares it: compatibility forms folded (NFKC, one character at a time:
--- 'Ｘ' -> 'X', 'ﬁ' -> 'fi'), lower case, accents stripped, every run of punctuation, separators and separating
--- symbols of any script turned to one space ('X，Y' and 'X–Y' are two words), a plain plural 's' dropped, one
--- space padding each side. A phrase matches a text when search_norm(text) contains search_norm(phrase): whole
--- words only, so 'ASA' never matches 'Glasgow', and 'Non-Alcoholic' matches 'non alcoholic'. Letters of every
--- script are kept. ASCII text (strlen counting bytes equals length counting characters) takes the short class of
--- everything ASCII but letters and digits; other text the Unicode macros of unicode_text.sql.
-CREATE OR REPLACE MACRO search_norm(s) AS
-    regexp_replace(
-        CASE WHEN strlen(s) = length(s)
-             THEN regexp_replace(' ' || lower(s) || ' ', '[\x00-\x2F\x3A-\x40\x5B-\x60\x7B-\x7F]+', ' ', 'g')
-             ELSE word_separators_to_space(' ' || lower(strip_accents(compatibility_fold(s))) || ' ') END,
-        '(\S{3})s ', '\1 ', 'g');
-
 -- status_rank(s): how active a trial is, most active first (recruiting preferred).
 CREATE OR REPLACE MACRO status_rank(s) AS
     CASE s WHEN 'RECRUITING' THEN 0 WHEN 'ACTIVE_NOT_RECRUITING' THEN 1 WHEN 'ENROLLING_BY_INVITATION' THEN 2
