@@ -79,21 +79,27 @@ def test_a_phrase_in_the_condition_ranks_above_scattered_words(m):
     assert last_phrase < min(ranked.index(n) for n in scattered_only)
 
 
-def test_get_terminated_finds_stopped_trials_by_scattered_words_as_the_matcher_over_every_version_does(m):
-    # get_terminated reads scattered words from stopped_word: search_word's rows of stopped_card's versions, no more
-    # and no fewer (it is built beside stopped_card, from the same spans' statuses)
-    restricted = "FROM search_word WHERE version_no IN (SELECT version_no FROM stopped_card)"
-    assert m.rows(f"SELECT count(*) AS n FROM ({restricted})")[0]["n"] > 0
-    for left, right in ((restricted, "FROM stopped_word"), ("FROM stopped_word", restricted)):
-        assert m.rows(f"SELECT count(*) AS n FROM ({left} EXCEPT ALL {right})")[0]["n"] == 0
+def test_get_terminated_finds_the_stopped_trials_the_matcher_over_every_version_finds(m):
+    # get_terminated reads stopped_word and stopped_hit: search_word's and search_hit's rows of stopped_card's
+    # versions (in the condition's and intervention's fields), no more and no fewer (they are built beside
+    # stopped_card, from the same spans' statuses)
+    for table, rows in (("stopped_word", "search_word"), ("stopped_hit", "search_hit")):
+        restricted = (f"FROM {rows} WHERE field IN ('condition', 'intervention') "
+                      "AND version_no IN (SELECT version_no FROM stopped_card)")
+        assert m.rows(f"SELECT count(*) AS n FROM ({restricted})")[0]["n"] > 0
+        for left, right in ((restricted, f"FROM {table}"), (f"FROM {table}", restricted)):
+            assert m.rows(f"SELECT count(*) AS n FROM ({left} EXCEPT ALL {right})")[0]["n"] == 0, table
     # so its trials are the stopped ones the matcher over every version finds, scattered words included: the
     # conditions' words in another order find them only so
-    every_version = ("SELECT nct_id FROM (SELECT nct_id FROM field_matches('condition', $q) UNION "
-                     "SELECT nct_id FROM field_matches('intervention', $q)) JOIN studies USING (nct_id) "
-                     "WHERE is_stopped(overall_status)")
-    for query in ("Dysfunction Erectile", "Disease Artery Coronary", "Tumor Breast", "breast cancer", "cancer"):
+    queries = ["Dysfunction Erectile", "Disease Artery Coronary", "Tumor Breast", "breast cancer", "cancer"]
+    every_version = m.rows(
+        "SELECT k, v.nct_id FROM (SELECT k, version_no FROM field_hits_many('condition', $qs, $as_ofs) UNION "
+        "SELECT k, version_no FROM field_hits_many('intervention', $qs, $as_ofs)) JOIN study_version AS v "
+        "USING (version_no) JOIN studies AS s USING (nct_id) WHERE v.is_current AND is_stopped(s.overall_status)",
+        {"qs": [query_norm(q) for q in queries], "as_ofs": [None] * len(queries)})
+    for k, query in enumerate(queries, 1):
         terminated = {t.nct_id for t in m.get_terminated(query, max_results=10_000)}
-        assert terminated == {r["nct_id"] for r in m.rows(every_version, {"q": query})}, query
+        assert terminated == {r["nct_id"] for r in every_version if r["k"] == k}, query
         if query[0].isupper():
             assert terminated and not m.get_terminated(f'"{query}"', max_results=10_000), query
 

@@ -15,7 +15,7 @@ tests/test_unicode_words.py checks the SQL and this module against each other an
   the zero-width space as one space, after folding (so '㎎' is 'mg', not a separator); invisible joiners (soft
   hyphen, zero-width joiners, word joiner, BOM) deleted, so 'hyper\u00adtension' stays one word;
 - lower case, accents stripped, a plain plural 's' dropped, one space each side;
-- before all that, a possessive's apostrophe deleted ("Alzheimer's" is "Alzheimers", so "alzheimer").
+- after folding, a possessive's apostrophe deleted ("Alzheimer's" is "Alzheimers", so "alzheimer").
 """
 
 from __future__ import annotations
@@ -42,8 +42,9 @@ INVISIBLE_BREAKS = [0x200B]
 NOT_FOLDED = {0x2122, 0x2120, 0x2121}
 
 _ASCII_SEPARATORS = re.compile(r"[\x00-\x2F\x3A-\x40\x5B-\x60\x7B-\x7F]+")
-# The SQL macro possessive_s: an apostrophe between a letter or digit ([^\W_]: RE2's [\pL\pN]) and a final s.
-_POSSESSIVE = re.compile(r"([^\W_])['’ʼ‘`´＇]([sS])(?![^\W_])")
+# The SQL macro possessive_s: an apostrophe between a word's last letter and a final s, ended by an ASCII separator.
+_POSSESSIVE = re.compile(r"([^\x00-\x2F\x3A-\x40\x5B-\x60\x7B-\x7F])['’ʼ‘`]s"
+                         r"(?=[\x00-\x2F\x3A-\x40\x5B-\x60\x7B-\x7F])")
 _PLURAL = re.compile(r"([^\t\n\f\r ]{3})s ")  # RE2's \S: anything but its ASCII \s
 
 
@@ -137,13 +138,12 @@ def _strip_accents(text: str) -> str:
 
 def search_norm(text: str) -> str:
     """Text as the matcher compares it: the SQL macro search_norm, in Python (see the module docstring)."""
-    text = _POSSESSIVE.sub(r"\1\2", text)
     if text.isascii():
-        spaced = _ASCII_SEPARATORS.sub(" ", f" {text.lower()} ")
+        spaced = _ASCII_SEPARATORS.sub(" ", _POSSESSIVE.sub(r"\1s", f" {text.lower()} "))
     else:
         fold, joiners, separators = _compiled()
         lowered = "".join(c.lower() for c in _strip_accents(text.translate(fold)))
-        spaced = separators.sub(" ", joiners.sub("", f" {lowered} "))
+        spaced = separators.sub(" ", joiners.sub("", _POSSESSIVE.sub(r"\1s", f" {lowered} ")))
     return _PLURAL.sub(r"\1 ", spaced)
 
 

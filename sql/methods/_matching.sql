@@ -114,16 +114,23 @@ CREATE OR REPLACE MACRO scattered_areas(packed) AS nullif(((packed >> 32) & 6553
 -- within_packed(mask): a mask of areas in each of the three places, to keep those areas of a packed mask alone.
 CREATE OR REPLACE MACRO within_packed(mask) AS (mask::UBIGINT | (mask::UBIGINT << 16) | (mask::UBIGINT << 32));
 
--- field_hit_rows_many(field, qs, as_ofs, expand, relax, within): per query, the index rows that count: the
--- version (version_no) and the areas of the field it matched in, packed by how (area_mask: see packed_areas):
--- by a phrase, by a linked concept (phrase_hit_rows_many), by scattered words (scattered_word_rows_many: the
--- versions holding every word). expand: concept expansion (synonyms, links); relax: scattered words; within: of
--- these areas alone, a mask (NULL: all).
-CREATE OR REPLACE MACRO phrase_hit_rows_many(field_name, qs, as_ofs, expand := true) AS TABLE
+-- field_hit_rows_many(field, qs, as_ofs, expand, relax, within, stopped_only): per query, the index rows that
+-- count: the version (version_no) and the areas of the field it matched in, packed by how (area_mask: see
+-- packed_areas): by a phrase, by a linked concept (phrase_hit_rows_many), by scattered words
+-- (scattered_word_rows_many: the versions holding every word). expand: concept expansion (synonyms, links); relax:
+-- scattered words; within: of these areas alone, a mask (NULL: all); stopped_only (a constant: get_terminated's):
+-- of stopped_card's versions alone, read from stopped_hit and stopped_word, a few percent of search_hit and
+-- search_word.
+CREATE OR REPLACE MACRO phrase_hit_rows_many(field_name, qs, as_ofs, expand := true, stopped_only := false) AS TABLE
 SELECT w.k, h.version_no, packed_areas(h.area_mask, w.learned::INTEGER) AS area_mask
 FROM search_hit AS h
 JOIN field_texts_many(field_name, qs, as_ofs, expand := expand) AS w USING (text_id)
-WHERE h.field = field_name;
+WHERE NOT stopped_only AND h.field = field_name
+UNION ALL
+SELECT w.k, h.version_no, packed_areas(h.area_mask, w.learned::INTEGER) AS area_mask
+FROM stopped_hit AS h
+JOIN field_texts_many(field_name, qs, as_ofs, expand := expand) AS w USING (text_id)
+WHERE stopped_only AND h.field = field_name;
 
 -- scattered_word_rows_many(field, qs, relax, within, stopped_only): the rows of scattered words (unquoted queries of
 -- two words or more, stop words aside), one per word of the query and version holding it in some text of the
@@ -177,7 +184,8 @@ GROUP BY x.k, x.word_count, x.word, h.version_no;
 
 CREATE OR REPLACE MACRO field_hit_rows_many(field_name, qs, as_ofs, expand := true, relax := true,
                                             within := NULL, stopped_only := false) AS TABLE
-SELECT k, version_no, area_mask FROM phrase_hit_rows_many(field_name, qs, as_ofs, expand := expand)
+SELECT k, version_no, area_mask
+FROM phrase_hit_rows_many(field_name, qs, as_ofs, expand := expand, stopped_only := stopped_only)
 UNION ALL
 SELECT k, version_no, packed_areas(bit_or(area_mask), 2)
 FROM scattered_word_rows_many(field_name, qs, relax := relax, within := within, stopped_only := stopped_only)
@@ -206,8 +214,7 @@ CREATE OR REPLACE MACRO hit_score(phrase_mask, phrase_score, word_score) AS
 -- field_hits_many(field, qs, as_ofs, relax, stopped_only): per query, the versions (version_no) matching it in a
 -- field ('condition', 'intervention'), scored (hit_score). The methods join on version_no; analysts get the current
 -- studies' NCT IDs from field_matches. relax false (a constant: no query of the call has two words or more, as the
--- Python API tells) plans no scattered words; stopped_only true (a constant) finds scattered words in stopped_card's
--- versions alone (phrases are found in every version).
+-- Python API tells) plans no scattered words; stopped_only true (a constant) finds stopped_card's versions alone.
 CREATE OR REPLACE MACRO field_hits_many(field_name, qs, as_ofs, relax := true, stopped_only := false) AS TABLE
 WITH versions AS (
     SELECT k, version_no, bit_or(area_mask) AS packed
