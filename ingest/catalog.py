@@ -186,7 +186,7 @@ PATCHED_BY_VERSION = ("study_version", "search_word", "version_epoch", "trial_te
 # Tables of a version's rows that depend on that version's record alone: a patch keeps the rows of the versions the
 # previous catalog knew and builds the new versions' alone, from NEW_VERSION_INPUTS, the inputs only these read
 # (reading every version's locations and details again was most of a night's patch).
-PATCHED_BY_NEW_VERSION = ("trial_detail", "study_country", "study_facility")
+PATCHED_BY_NEW_VERSION = ("trial_detail", "eligibility_text", "study_country", "study_facility")
 NEW_VERSION_INPUTS = ("study_details", "locations")
 PATCHED_BY_STUDY = ("study_number",)
 PATCHED_TEXTS = ("search_text", "search_token", "search_hit", "stopped_hit", "place_norm")

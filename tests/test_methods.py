@@ -424,6 +424,26 @@ def test_every_macro_answers_from_plain_sql_as_the_python_api_does(m, sample_war
             ([m.get_trial_details(nct_id)] if m.get_trial_details(nct_id) else [])
 
 
+def test_the_eligibility_filter_finds_what_normalising_every_criteria_text_finds(m):
+    """search's eligibility keywords read each version's criteria as normalised once at publish (eligibility_text):
+    the same studies as normalising every current study's criteria at the call, whole words only."""
+    texts = m.rows("SELECT count(*) AS n, count(*) FILTER (WHERE e.norm IS NOT DISTINCT FROM "
+                   "search_norm(d.eligibility_criteria)) AS same "
+                   "FROM trial_detail AS d JOIN eligibility_text AS e USING (version_no)")
+    assert texts[0]["n"] == m.rows("SELECT count(*) AS n FROM trial_detail")[0]["n"] == texts[0]["same"] > 2000
+    for keywords in ("pregnant", "HER2", "Type 2 diabetes", "prostatectomy", "ALT", "hepatitis B"):
+        found, cursor = set(), None
+        while True:
+            page = m.search(eligibility_keywords=keywords, page_size=200, cursor=cursor)
+            found |= {item.nct_id.replace("NCT:", "NCT") for item in page.items}
+            if (cursor := page.pagination.cursor) is None:
+                break
+        wanted = {r["nct_id"] for r in m.rows(
+            "SELECT nct_id FROM studies WHERE contains(search_norm(eligibility_criteria), search_norm($k))",
+            {"k": keywords})}
+        assert found == wanted and found, keywords
+
+
 SEARCH_SHAPES = [
     {"condition": "diabetes"},
     {"condition": "diabetes", "status": "RECRUITING", "sex": "FEMALE", "min_age": 30, "max_age": 60},

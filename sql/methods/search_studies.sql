@@ -74,9 +74,8 @@ WHERE shown_at(t.valid_from, t.valid_to, t.shown_key < shown_key(0, false), t.st
         SELECT nct_id FROM nct_alias WHERE id_list IS NOT NULL AND list_contains(id_list, alias_nct_id)))
   AND (near_versions IS NULL OR t.version_no IN (SELECT unnest(near_versions)))
   AND (eligibility_query IS NULL OR t.version_no IN (
-        SELECT version_no FROM trial_detail
-        WHERE eligibility_query IS NOT NULL
-          AND contains(search_norm(eligibility_criteria), eligibility_query)));
+        SELECT version_no FROM eligibility_text
+        WHERE eligibility_query IS NOT NULL AND contains(norm, eligibility_query)));
 
 CREATE OR REPLACE MACRO search_studies_page(text_query, condition_query, intervention_query, status_list,
                                             location_query, phase_list, eligibility_query, patient_min_age_days,
