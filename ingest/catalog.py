@@ -182,7 +182,8 @@ PATCH_ALIAS = "patch"
 # rows (replaced by version_no), of a study's (by study_no), the search index's texts (new texts numbered after
 # the last), tables rebuilt whole by their index file (aggregates over every version), and tables no study changes.
 PATCHED_BY_VERSION = ("study_version", "search_word", "version_epoch", "trial_text", "trial_card", "trial_drug",
-                      "trial_drug_key", "stopped_card", "stopped_word", "place_posting", "study_identifier")
+                      "trial_drug_key", "stopped_card", "stopped_word", "place_posting", "study_identifier",
+                      "outcome_text")
 # Tables of a version's rows that depend on that version's record alone: a patch keeps the rows of the versions the
 # previous catalog knew and builds the new versions' alone, from NEW_VERSION_INPUTS, the inputs only these read
 # (reading every version's locations and details again was most of a night's patch).

@@ -96,10 +96,11 @@ def test_index_tables_built_in_ranges_of_studies_are_the_tables_built_whole(tmp_
     monkeypatch.setattr(catalog, "studies_per_index_range", lambda: 400)
     monkeypatch.setattr(catalog, "index_file_parts", counted)
     load_paths(Warehouse(tmp_path / "ranged"), [sample_path()], source="sample")
-    assert sum(ranges_run) == 2  # trial cards and texts; trial details
+    assert sum(ranges_run) == 3  # trial cards and texts; trial details; outcome texts
     with Mirror(tmp_path / "ranged") as ranged, Mirror(sample_warehouse) as whole:
         assert ranged.rows(COUNT_RANGES, {"per_range": 400}) == [{"n": 6}]
-        for table in ("trial_text", "trial_card", "trial_detail", "trial_drug_key", "stopped_card"):
+        for table in ("trial_text", "trial_card", "trial_detail", "eligibility_text", "outcome_text", "trial_drug_key",
+                      "stopped_card"):
             query = f"SELECT list(hash(COLUMNS(*))) AS rows FROM {table}"  # every row, in table order
             assert ranged.rows(query) == whole.rows(query), table
         assert ranged.get_landscape("breast cancer") == whole.get_landscape("breast cancer")

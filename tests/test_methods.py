@@ -431,7 +431,7 @@ def test_the_eligibility_filter_finds_what_normalising_every_criteria_text_finds
                    "search_norm(d.eligibility_criteria)) AS same "
                    "FROM trial_detail AS d JOIN eligibility_text AS e USING (version_no)")
     assert texts[0]["n"] == m.rows("SELECT count(*) AS n FROM trial_detail")[0]["n"] == texts[0]["same"] > 2000
-    for keywords in ("pregnant", "HER2", "Type 2 diabetes", "prostatectomy", "ALT", "hepatitis B"):
+    for keywords in ("pregnant", "HER2", "hepatitis B"):
         found, cursor = set(), None
         while True:
             page = m.search(eligibility_keywords=keywords, page_size=200, cursor=cursor)

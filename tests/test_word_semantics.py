@@ -104,6 +104,18 @@ def test_get_terminated_finds_the_stopped_trials_the_matcher_over_every_version_
             assert terminated and not m.get_terminated(f'"{query}"', max_results=10_000), query
 
 
+def test_query_outcs_leaf_finds_what_normalising_every_outcome_finds(m):
+    """query.outc's leaf reads each version's outcome texts as normalised once at publish (outcome_text): the
+    versions with an outcome whose measure or description, normalised at the call, holds the words."""
+    for phrase in ("overall survival", "HbA1c", "x"):
+        leaf = {row[0] for row in m.con.execute(read_sql("serve/outcome_leaf.sql"), {"phrase": phrase}).fetchall()}
+        wanted = {r["version_no"] for r in m.rows(
+            "SELECT DISTINCT v.version_no FROM all_outcomes AS o JOIN study_version AS v USING (nct_id, content_hash) "
+            "WHERE contains(search_norm(o.measure), search_norm($p)) OR contains(search_norm(o.description), "
+            "search_norm($p))", {"p": phrase})}
+        assert wanted and leaf == wanted, phrase
+
+
 def test_a_possessive_finds_the_heading_written_without_it(m):
     # NCT03058679 and NCT05633706 name "Crohn Disease" alone; NCT03945968 writes "Alzheimer's Disease", the others
     # "Alzheimer Disease" (the MeSH heading, which every one of them is filed under)
