@@ -18,13 +18,14 @@ INSERT INTO search_word FROM field_words('intervention') ORDER BY field, token, 
 -- them. A few percent of search_word, where grouping a broad word's versions of every status was most of a call.
 -- A patch replaces a changed study's rows as search_word's; stopped_hit's (below) after the texts' patch
 -- (publish/patch/texts.sql), as its text numbers are the catalog's.
+CREATE TEMP TABLE stopped_version AS SELECT DISTINCT version_no FROM version_epoch WHERE is_stopped(overall_status);
 CREATE TABLE stopped_word AS
-SELECT * FROM search_word WHERE version_no IN (SELECT version_no FROM version_epoch WHERE is_stopped(overall_status))
+SELECT * FROM search_word WHERE version_no IN (SELECT version_no FROM stopped_version)
 ORDER BY field, token, version_no;
 -- stopped_hit: search_hit's rows of the same versions, in its order (the condition's and intervention's fields):
 -- get_terminated's phrases and concepts read these alone (phrase_hit_rows_many, stopped_only).
 CREATE TABLE stopped_hit AS
 SELECT * FROM search_hit
-WHERE field IN ('condition', 'intervention')
-  AND version_no IN (SELECT version_no FROM version_epoch WHERE is_stopped(overall_status))
+WHERE field IN ('condition', 'intervention') AND version_no IN (SELECT version_no FROM stopped_version)
 ORDER BY field, text_id, version_no;
+DROP TABLE stopped_version;

@@ -49,6 +49,8 @@ KNOWN_PARAMETERS = {*QUERY_PARAMETERS, "filter.overallStatus", "filter.ids", "fi
                     "geoDecay", "aggFilters", "fields", "sort", "pageSize", "pageToken", "countTotal", "format",
                     "markupFormat",
                     "postFilter.overallStatus", "postFilter.ids", "postFilter.advanced", "postFilter.geo"}
+# The registry's own synonym IDs, which ctmirror has not: empty, they are ignored; given, a 400.
+SYNONYM_PARAMETERS = ("filter.synonyms", "postFilter.synonyms")
 # Parameters that are lists: given more than once (as `requests` sends a Python list), the values are one list.
 LIST_PARAMETERS = {"filter.overallStatus", "filter.ids", "postFilter.overallStatus", "postFilter.ids", "fields",
                    "aggFilters", "sort"}
@@ -99,20 +101,15 @@ def wants_legacy_markup(params: dict[str, str]) -> bool:
 
 
 def parse_request(params: dict[str, str], mirror: Mirror) -> Search:
-    for name in ("filter.synonyms", "postFilter.synonyms"):
+    for name in SYNONYM_PARAMETERS:
         if params.get(name, "").strip():
             raise V2Error(f"{name} names the registry's own synonym ids (area:synonym_id), which ctmirror does "
                           "not have: leave it out, and name the condition or drug in query.cond or query.intr, which "
                           "expand to their synonyms")
-    params = {k: v for k, v in params.items() if k not in ("filter.synonyms", "postFilter.synonyms")}
+    params = {k: v for k, v in params.items() if k not in SYNONYM_PARAMETERS}
     unknown = sorted(set(params) - KNOWN_PARAMETERS)
     if unknown:
         raise V2Error(f"unknown parameter {unknown[0]!r}: ctmirror supports {', '.join(sorted(KNOWN_PARAMETERS))}")
-    # postFilter.* filters as filter.* does (there are no aggregation counts to keep apart), both when both are given
-    post_geo, geo = params.get("postFilter.geo"), params.get("filter.geo")
-    if post_geo is not None and geo is not None and post_geo.replace(" ", "") != geo.replace(" ", ""):
-        raise V2Error("filter.geo and postFilter.geo are both given, with different distances: ctmirror filters by "
-                      "one distance; give one of them")
     queries = []
     for name, context in [*QUERY_PARAMETERS.items(), ("filter.advanced", ADVANCED), ("postFilter.advanced", ADVANCED)]:
         text = params.get(name)
@@ -174,7 +171,12 @@ def _filters(params: dict[str, str]) -> dict[str, Any]:
             if bad:
                 raise V2Error(f"{prefix}.ids: {bad[0]!r} is not an NCT ID")
             filters["ids"] = _narrowed(filters["ids"], [f"NCT{int(NCT_ID.match(i).group(1)):08d}" for i in ids])
-    geo_name = "filter.geo" if "filter.geo" in params else "postFilter.geo"
+    # postFilter.* filters as filter.* does (there are no aggregation counts to keep apart), both when both are given
+    post_geo, geo = params.get("postFilter.geo"), params.get("filter.geo")
+    if post_geo is not None and geo is not None and post_geo.replace(" ", "") != geo.replace(" ", ""):
+        raise V2Error("filter.geo and postFilter.geo are both given, with different distances: ctmirror filters by "
+                      "one distance; give one of them")
+    geo_name = "filter.geo" if geo is not None else "postFilter.geo"
     geo = params.get(geo_name)
     if geo is not None:
         found = GEO.match(geo.replace(" ", ""))

@@ -31,14 +31,14 @@ INSERT INTO search_hit
 SELECT h.field, n.text_id, h.version_no, h.area_mask
 FROM patch.search_hit AS h JOIN patch.text_number AS n ON n.patch_id = h.text_id
 ORDER BY h.field, n.text_id, h.version_no;
--- stopped_hit: the changed studies' rows again, from search_hit as now patched, for the versions stopped in some
--- span (version_epoch, patched by version before the texts).
+-- stopped_hit: the changed studies' rows again, from search_hit as now patched, for the versions of stopped_card
+-- (patched by version before the texts).
 DELETE FROM stopped_hit WHERE version_study(version_no) IN (SELECT study_no FROM patch.changed_study);
 INSERT INTO stopped_hit
 SELECT * FROM search_hit
 WHERE field IN ('condition', 'intervention')
   AND version_study(version_no) IN (SELECT study_no FROM patch.changed_study)
-  AND version_no IN (SELECT version_no FROM version_epoch WHERE is_stopped(overall_status))
+  AND version_no IN (SELECT version_no FROM stopped_card)
 ORDER BY field, text_id, version_no;
 -- place_norm: every place of every version's sites once; likewise only ever added to.
 INSERT INTO place_norm
