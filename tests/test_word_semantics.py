@@ -262,6 +262,49 @@ def test_a_word_finds_its_plural_in_ies_and_back(m):
     assert set(found(m, **{"query.term": "biopsy"})) == set(found(m, **{"query.term": "biopsies"}))
 
 
+def test_british_and_american_spellings_and_roman_numerals_find_each_other(m):
+    # "tumour" and "tumor", "type II" and "type 2": studies holding one spelling alone are found by the other
+    areas = "('Condition', 'BriefTitle', 'OfficialTitle', 'Keyword', 'ConditionMeshTerm', 'ConditionAncestorTerm')"
+    for one, other, word, twin in [("tumour", "tumor", "tumour", "tumor"),
+                                   ("leukaemia", "leukemia", "leukaemia", "leukemia"),
+                                   ("paediatric", "pediatric", "paediatric", "pediatric"),
+                                   ("type ii diabetes", "type 2 diabetes", "ii", "2"),
+                                   ("stage iv", "stage 4", "iv", "4")]:
+        alone = {}
+        for held, missing in ((word, twin), (twin, word)):
+            alone[held] = set(m.sql(f"SELECT DISTINCT nct_id FROM search_terms WHERE area IN {areas} "
+                                    "AND contains(norm, $held) AND NOT contains(norm, $missing)",
+                                    {"held": f" {held} ", "missing": f" {missing} "})["nct_id"].to_list())
+            assert alone[held], held
+        by_one = set(found(m, **{"query.cond": one}))
+        assert by_one == set(found(m, **{"query.cond": other})), (one, other)
+        if one == word:  # a one-word query: every study holding either spelling
+            assert alone[word] | alone[twin] <= by_one
+        # and as a quoted phrase, contiguous
+        assert set(found(m, **{"query.cond": f'"{one}"'})) == set(found(m, **{"query.cond": f'"{other}"'}))
+    assert len(set(found(m, **{"query.cond": '"type ii diabetes"'}))) > 100  # 17 before the twins
+
+
+def test_a_drug_finds_its_other_nonproprietary_name(m):
+    # the sample's paracetamol study (NCT05742711) and acetaminophen study (NCT06305754) name the drug one way
+    # each; so do its aspirin and acetylsalicylic acid studies (sql/data/synonyms.csv: INN and USAN names)
+    for one, other, expected in [("paracetamol", "acetaminophen", {"NCT05742711", "NCT06305754"}),
+                                 ("aspirin", "acetylsalicylic acid", {"NCT04307511", "NCT02383771", "NCT03328156"})]:
+        by_one = set(found(m, **{"query.intr": one}))
+        assert expected <= by_one == set(found(m, **{"query.intr": other}))
+        assert expected <= search_ids(m, intervention=one)
+
+
+def test_spelling_twins_are_normalised_and_name_each_other(m):
+    twins = dict(m.con.execute("SELECT unnest(map_keys(spelling_twins())), unnest(map_values(spelling_twins()))")
+                 .fetchall())
+    assert len(twins) > 200
+    for word, others in twins.items():
+        assert query_norm(word).strip() == word and word not in others
+        for other in others:
+            assert query_norm(other).strip() == other and word in twins[other], (word, other)
+
+
 @pytest.mark.parametrize("name", ["filter.synonyms", "postFilter.synonyms"])
 def test_filter_synonyms_is_refused_by_name_or_ignored_when_empty(m, name):
     with pytest.raises(v2.V2Error, match=f"{name} names the registry's own synonym ids"):

@@ -40,11 +40,107 @@ CREATE OR REPLACE MACRO stop_words() AS
     ['a', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'for', 'from', 'in', 'is', 'it', 'of', 'on', 'or', 'the',
      'to', 'with'];
 
--- word_variants(w): a normalised word and its other number where English spells it otherwise (search_norm drops a
--- plain plural 's' alone): "therapy" and "therapies" (stored as "therapie") find each other, as the registry's
--- lexical variants do: the index holds both (sql/index/04_search_token.sql). Only a 'y' after a consonant, in
--- words of four letters or more.
+-- spelling_twins(): normalised words → the other spellings of the same word, both ways: British and American
+-- ("tumour", "tumor"; "leukaemia", "leukemia"; "oesophageal", "esophageal"; "randomised", "randomized") and the
+-- Roman numerals of one to four ("type II diabetes", "type 2 diabetes"; "stage IV", "stage 4"), which the
+-- registry's search treats as one word (its spelling variants). Written as search_norm leaves them (a plural 's'
+-- dropped: "oesophagu"); tests/test_word_semantics.py checks that, and that every twin names its word back.
+CREATE OR REPLACE MACRO spelling_twins() AS
+    MAP {'1': ['i'], '2': ['ii'], '3': ['iii'], '4': ['iv'], 'aetiology': ['etiology'], 'ageing': ['aging'],
+         'aging': ['ageing'], 'aluminium': ['aluminum'], 'aluminum': ['aluminium'], 'amenorrhea': ['amenorrhoea'],
+         'amenorrhoea': ['amenorrhea'], 'anaemia': ['anemia'], 'anaemic': ['anemic'], 'anaesthesia': ['anesthesia'],
+         'anaesthesiology': ['anesthesiology'], 'anaesthetic': ['anesthetic'], 'anaesthetist': ['anesthetist'],
+         'anemia': ['anaemia'], 'anemic': ['anaemic'], 'anesthesia': ['anaesthesia'],
+         'anesthesiology': ['anaesthesiology'], 'anesthetic': ['anaesthetic'], 'anesthetist': ['anaesthetist'],
+         'apnea': ['apnoea'], 'apnoea': ['apnea'], 'bacteraemia': ['bacteremia'], 'bacteremia': ['bacteraemia'],
+         'behavior': ['behaviour'], 'behavioral': ['behavioural'], 'behaviour': ['behavior'],
+         'behavioural': ['behavioral'], 'caesarean': ['cesarean'], 'caesarian': ['cesarian'],
+         'catheterisation': ['catheterization'], 'catheterization': ['catheterisation'], 'celiac': ['coeliac'],
+         'center': ['centre'], 'centre': ['center'], 'cesarean': ['caesarean'], 'cesarian': ['caesarian'],
+         'coeliac': ['celiac'], 'color': ['colour'], 'colour': ['color'], 'diarrhea': ['diarrhoea'],
+         'diarrheal': ['diarrhoeal'], 'diarrhoea': ['diarrhea'], 'diarrhoeal': ['diarrheal'],
+         'dyslipidaemia': ['dyslipidemia'], 'dyslipidemia': ['dyslipidaemia'], 'dysmenorrhea': ['dysmenorrhoea'],
+         'dysmenorrhoea': ['dysmenorrhea'], 'dyspnea': ['dyspnoea'], 'dyspnoea': ['dyspnea'], 'edema': ['oedema'],
+         'esophageal': ['oesophageal'], 'esophagectomy': ['oesophagectomy'], 'esophagiti': ['oesophagiti'],
+         'esophagogastric': ['oesophagogastric'], 'esophagogastroduodenoscopy': ['oesophagogastroduodenoscopy'],
+         'esophagu': ['oesophagu'], 'estradiol': ['oestradiol'], 'estrogen': ['oestrogen'],
+         'etiology': ['aetiology'], 'faecal': ['fecal'], 'faece': ['fece'], 'fecal': ['faecal'], 'fece': ['faece'],
+         'fetal': ['foetal'], 'fetu': ['foetu'], 'fiber': ['fibre'], 'fibre': ['fiber'], 'foetal': ['fetal'],
+         'foetu': ['fetu'], 'gastroesophageal': ['gastrooesophageal'], 'gastrooesophageal': ['gastroesophageal'],
+         'glycaemia': ['glycemia'], 'glycaemic': ['glycemic'], 'glycemia': ['glycaemia'], 'glycemic': ['glycaemic'],
+         'gonorrhea': ['gonorrhoea'], 'gonorrhoea': ['gonorrhea'], 'gynaecologic': ['gynecologic'],
+         'gynaecological': ['gynecological'], 'gynaecology': ['gynecology'], 'gynecologic': ['gynaecologic'],
+         'gynecological': ['gynaecological'], 'gynecology': ['gynaecology'], 'haem': ['heme'],
+         'haemangioma': ['hemangioma'], 'haematologic': ['hematologic'], 'haematological': ['hematological'],
+         'haematology': ['hematology'], 'haematoma': ['hematoma'], 'haematopoietic': ['hematopoietic'],
+         'haematuria': ['hematuria'], 'haemochromatosi': ['hemochromatosi'], 'haemodialysi': ['hemodialysi'],
+         'haemodynamic': ['hemodynamic'], 'haemoglobin': ['hemoglobin'], 'haemoglobinopathy': ['hemoglobinopathy'],
+         'haemolysi': ['hemolysi'], 'haemolytic': ['hemolytic'], 'haemophagocytic': ['hemophagocytic'],
+         'haemophilia': ['hemophilia'], 'haemopoietic': ['hemopoietic'], 'haemoptysi': ['hemoptysi'],
+         'haemorrhage': ['hemorrhage'], 'haemorrhagic': ['hemorrhagic'], 'haemorrhoid': ['hemorrhoid'],
+         'haemostasi': ['hemostasi'], 'haemostatic': ['hemostatic'], 'hemangioma': ['haemangioma'],
+         'hematologic': ['haematologic'], 'hematological': ['haematological'], 'hematology': ['haematology'],
+         'hematoma': ['haematoma'], 'hematopoietic': ['haematopoietic'], 'hematuria': ['haematuria'],
+         'heme': ['haem'], 'hemochromatosi': ['haemochromatosi'], 'hemodialysi': ['haemodialysi'],
+         'hemodynamic': ['haemodynamic'], 'hemoglobin': ['haemoglobin'], 'hemoglobinopathy': ['haemoglobinopathy'],
+         'hemolysi': ['haemolysi'], 'hemolytic': ['haemolytic'], 'hemophagocytic': ['haemophagocytic'],
+         'hemophilia': ['haemophilia'], 'hemopoietic': ['haemopoietic'], 'hemoptysi': ['haemoptysi'],
+         'hemorrhage': ['haemorrhage'], 'hemorrhagic': ['haemorrhagic'], 'hemorrhoid': ['haemorrhoid'],
+         'hemostasi': ['haemostasi'], 'hemostatic': ['haemostatic'], 'hospitalisation': ['hospitalization'],
+         'hospitalised': ['hospitalized'], 'hospitalization': ['hospitalisation'], 'hospitalized': ['hospitalised'],
+         'hypercalcaemia': ['hypercalcemia'], 'hypercalcemia': ['hypercalcaemia'],
+         'hypercholesterolaemia': ['hypercholesterolemia'], 'hypercholesterolemia': ['hypercholesterolaemia'],
+         'hyperglycaemia': ['hyperglycemia'], 'hyperglycemia': ['hyperglycaemia'], 'hyperkalaemia': ['hyperkalemia'],
+         'hyperkalaemic': ['hyperkalemic'], 'hyperkalemia': ['hyperkalaemia'], 'hyperkalemic': ['hyperkalaemic'],
+         'hyperlipidaemia': ['hyperlipidemia'], 'hyperlipidemia': ['hyperlipidaemia'],
+         'hypernatraemia': ['hypernatremia'], 'hypernatremia': ['hypernatraemia'],
+         'hyperphosphataemia': ['hyperphosphatemia'], 'hyperphosphatemia': ['hyperphosphataemia'],
+         'hypertriglyceridaemia': ['hypertriglyceridemia'], 'hypertriglyceridemia': ['hypertriglyceridaemia'],
+         'hyperuricaemia': ['hyperuricemia'], 'hyperuricemia': ['hyperuricaemia'], 'hypocalcaemia': ['hypocalcemia'],
+         'hypocalcemia': ['hypocalcaemia'], 'hypoglycaemia': ['hypoglycemia'], 'hypoglycemia': ['hypoglycaemia'],
+         'hypokalaemia': ['hypokalemia'], 'hypokalemia': ['hypokalaemia'], 'hypomagnesaemia': ['hypomagnesemia'],
+         'hypomagnesemia': ['hypomagnesaemia'], 'hyponatraemia': ['hyponatremia'], 'hyponatremia': ['hyponatraemia'],
+         'hypophosphataemia': ['hypophosphatemia'], 'hypophosphatemia': ['hypophosphataemia'],
+         'hypopnea': ['hypopnoea'], 'hypopnoea': ['hypopnea'], 'hypoxaemia': ['hypoxemia'],
+         'hypoxaemic': ['hypoxemic'], 'hypoxemia': ['hypoxaemia'], 'hypoxemic': ['hypoxaemic'], 'i': ['1'],
+         'ii': ['2'], 'iii': ['3'], 'immunisation': ['immunization'], 'immunization': ['immunisation'],
+         'ischaemia': ['ischemia'], 'ischaemic': ['ischemic'], 'ischemia': ['ischaemia'], 'ischemic': ['ischaemic'],
+         'iv': ['4'], 'labor': ['labour'], 'labour': ['labor'], 'leucocyte': ['leukocyte'],
+         'leucopenia': ['leukopenia'], 'leukaemia': ['leukemia'], 'leukaemic': ['leukemic'],
+         'leukemia': ['leukaemia'], 'leukemic': ['leukaemic'], 'leukocyte': ['leucocyte'],
+         'leukopenia': ['leucopenia'], 'liter': ['litre'], 'litre': ['liter'], 'milliliter': ['millilitre'],
+         'millilitre': ['milliliter'], 'normoglycaemia': ['normoglycemia'], 'normoglycemia': ['normoglycaemia'],
+         'oedema': ['edema'], 'oesophageal': ['esophageal'], 'oesophagectomy': ['esophagectomy'],
+         'oesophagiti': ['esophagiti'], 'oesophagogastric': ['esophagogastric'],
+         'oesophagogastroduodenoscopy': ['esophagogastroduodenoscopy'], 'oesophagu': ['esophagu'],
+         'oestradiol': ['estradiol'], 'oestrogen': ['estrogen'], 'orthopaedic': ['orthopedic'],
+         'orthopedic': ['orthopaedic'], 'paediatric': ['pediatric'], 'paediatrician': ['pediatrician'],
+         'paralysed': ['paralyzed'], 'paralyzed': ['paralysed'], 'pediatric': ['paediatric'],
+         'pediatrician': ['paediatrician'], 'program': ['programme'], 'programme': ['program'],
+         'randomisation': ['randomization'], 'randomised': ['randomized'], 'randomization': ['randomisation'],
+         'randomized': ['randomised'], 'sensitisation': ['sensitization'], 'sensitization': ['sensitisation'],
+         'septicaemia': ['septicemia'], 'septicemia': ['septicaemia'], 'stabilisation': ['stabilization'],
+         'stabilization': ['stabilisation'], 'sulfasalazine': ['sulphasalazine'], 'sulfate': ['sulphate'],
+         'sulfonylurea': ['sulphonylurea'], 'sulfur': ['sulphur'], 'sulphasalazine': ['sulfasalazine'],
+         'sulphate': ['sulfate'], 'sulphonylurea': ['sulfonylurea'], 'sulphur': ['sulfur'],
+         'thalassaemia': ['thalassemia'], 'thalassemia': ['thalassaemia'], 'toxaemia': ['toxemia'],
+         'toxemia': ['toxaemia'], 'tumor': ['tumour'], 'tumour': ['tumor'], 'uraemia': ['uremia'],
+         'uraemic': ['uremic'], 'uremia': ['uraemia'], 'uremic': ['uraemic'], 'vascularisation': ['vascularization'],
+         'vascularization': ['vascularisation'], 'viraemia': ['viremia'], 'viremia': ['viraemia']};
+
+-- spelled_otherwise(norm): a normalised text with each word that has a spelling twin spelled as its first one
+-- ("type 2 diabetes" → "type ii diabetes", and back): the synonym groups hold both spellings of each phrase
+-- (sql/index/06_synonym.sql), as the index holds both of each word.
+CREATE OR REPLACE MACRO spelled_otherwise(norm) AS
+    ' ' || array_to_string(list_transform(string_split(trim(norm), ' '),
+                                          w -> coalesce(spelling_twins()[w][1], w)), ' ') || ' ';
+
+-- word_variants(w): a normalised word and the other forms the index also holds it as, at the same position
+-- (sql/index/04_search_token.sql), so a query's word finds each of them as it is: its other number where English
+-- spells it otherwise (search_norm drops a plain plural 's' alone: "therapy" and "therapies", stored as
+-- "therapie", find each other, as the registry's lexical variants do; only a 'y' after a consonant, in words of
+-- four letters or more), and its spelling_twins.
 CREATE OR REPLACE MACRO word_variants(w) AS
     CASE WHEN length(w) >= 4 AND regexp_matches(w, '[^aeiouy]y$') THEN [w, w[:-2] || 'ie']
          WHEN length(w) >= 5 AND regexp_matches(w, '[^aeiouy]ie$') THEN [w, w[:-3] || 'y']
-         ELSE [w] END;
+         ELSE [w] END || coalesce(spelling_twins()[w], []);
