@@ -460,12 +460,13 @@ SEARCH_SHAPES = [
 
 def _macro_page(con, call: dict, limit: int, offset: int) -> list[tuple]:
     """The page from the page macro with every argument bound: one generic plan, nothing folded away. Its texts
-    are normalised, as the Python API binds them."""
+    are normalised, as the Python API binds them. The calls compared are holdout="first_posted": the date is
+    the cutoff, and the rows (and the concepts the records teach) are the current state's (as_of NULL)."""
     status = call.get("status")
     norm = lambda text: None if text is None else search_norm(text)  # noqa: E731
     return con.execute(
         "SELECT nct_id, relevance::DOUBLE, total_matches "
-        "FROM search_studies_page($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14)",
+        "FROM search_studies_page($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, NULL, $13, $14)",
         [norm(call.get("query")), norm(call.get("condition")), norm(call.get("intervention")),
          None if status is None else [status], call.get("location"), [call["phase"]] if "phase" in call else None,
          norm(call.get("eligibility_keywords")),

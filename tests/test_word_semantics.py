@@ -295,6 +295,29 @@ def test_a_drug_finds_its_other_nonproprietary_name(m):
         assert expected <= search_ids(m, intervention=one)
 
 
+def test_query_intr_and_query_term_look_in_their_documented_areas(m):
+    # InterventionSearch holds the titles and keywords: NCT05159778 and NCT02513472 name pembrolizumab in their
+    # titles alone, NCT01294579 rituximab
+    assert {"NCT05159778", "NCT02513472"} <= set(found(m, **{"query.intr": "pembrolizumab"}))
+    assert "NCT01294579" in found(m, **{"query.intr": "rituximab"})
+    assert {"NCT05159778", "NCT02513472"} <= search_ids(m, intervention="pembrolizumab")
+    # BasicSearch holds the MeSH terms, their ancestors and the arm groups: studies with "neoplasm" in those alone
+    only_there = set(m.sql(
+        "SELECT DISTINCT nct_id FROM search_terms AS t WHERE area IN ('ConditionAncestorTerm', 'ConditionMeshTerm', "
+        "'ArmGroupDescription', 'ArmGroupLabel', 'InterventionMeshTerm', 'InterventionAncestorTerm') "
+        "AND contains(norm, ' neoplasm ') AND NOT EXISTS (SELECT 1 FROM search_terms AS u WHERE u.nct_id = t.nct_id "
+        "AND u.area IN ('NCTId', 'Acronym', 'BriefTitle', 'OfficialTitle', 'Condition', 'InterventionName', "
+        "'InterventionOtherName', 'Keyword', 'BriefSummary') AND contains(u.norm, ' neoplasm '))")["nct_id"].to_list())
+    assert len(only_there) > 100
+    assert only_there <= set(found(m, **{"query.term": "neoplasms"}))
+    # the areas and weights /studies/search-areas documents: InterventionSearch's, as the registry publishes them
+    weights = dict(m.con.execute("SELECT area, weight::DOUBLE FROM search_area WHERE field = 'intervention'")
+                   .fetchall())
+    assert weights == {"InterventionName": 0.95, "InterventionOtherName": 0.75, "BriefTitle": 0.65,
+                       "OfficialTitle": 0.6, "ArmGroupLabel": 0.5, "InterventionMeshTerm": 0.5, "Keyword": 0.5,
+                       "InterventionAncestorTerm": 0.4, "ArmGroupDescription": 0.4}
+
+
 def test_spelling_twins_are_normalised_and_name_each_other(m):
     twins = dict(m.con.execute("SELECT unnest(map_keys(spelling_twins())), unnest(map_values(spelling_twins()))")
                  .fetchall())
