@@ -206,6 +206,11 @@ CREATE OR REPLACE MACRO phrase_mask(packed, merged) AS
     CASE WHEN phrase_areas(packed) IS NULL THEN concept_areas(packed)
          ELSE phrase_areas(packed) | coalesce(concept_areas(packed) & merged, 0::UINTEGER) END;
 
+-- area_mask_score(): every field's area combinations and their scores (sql/index/03_search_hit.sql), the term
+-- field's apart, so a lookup of a condition's or drug's combination skips them.
+CREATE OR REPLACE MACRO area_mask_score() AS TABLE
+SELECT * FROM field_mask_score UNION ALL SELECT * FROM term_mask_score;
+
 -- hit_score(phrase_mask, phrase_score, word_score): a version's score from the area_mask_score of its phrase_mask
 -- and of the areas its scattered words were found in: a phrase or concept match scores its areas' weights;
 -- scattered words alone a quarter of theirs (below a phrase in the Condition or intervention name area alone).
@@ -229,8 +234,8 @@ masked AS (
 )
 SELECT s.k, s.version_no, hit_score(s.phrase_mask, p.score, w.score) AS score
 FROM masked AS s
-JOIN area_mask_score AS p ON p.field = field_name AND p.area_mask = coalesce(s.phrase_mask, 0)
-JOIN area_mask_score AS w ON w.field = field_name AND w.area_mask = coalesce(s.word_mask, 0);
+JOIN area_mask_score() AS p ON p.field = field_name AND p.area_mask = coalesce(s.phrase_mask, 0)
+JOIN area_mask_score() AS w ON w.field = field_name AND w.area_mask = coalesce(s.word_mask, 0);
 
 -- field_studies_many(field, qs, as_ofs, relax): the versions field_hits_many finds, without their scores, for the
 -- methods that count and group matches rather than rank them.
@@ -268,7 +273,7 @@ versions AS (
 )
 SELECT s.version_no, m.score
 FROM versions AS s
-JOIN area_mask_score AS m ON m.field = 'term' AND m.area_mask = s.area_mask;
+JOIN area_mask_score() AS m ON m.field = 'term' AND m.area_mask = s.area_mask;
 
 CREATE OR REPLACE MACRO term_matches(q) AS TABLE
 SELECT v.nct_id, h.score FROM term_hits(search_norm(q)) AS h JOIN study_version AS v USING (version_no)

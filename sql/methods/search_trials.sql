@@ -37,8 +37,8 @@ matched AS (
            unnest(shown_keys(d.version_no, calls.as_of)) AS shown_key
     FROM d
     JOIN c USING (k, version_no)
-    JOIN area_mask_score AS p ON p.field = 'condition' AND p.area_mask = coalesce(c.phrase_mask, 0)
-    JOIN area_mask_score AS w ON w.field = 'condition' AND w.area_mask = coalesce(c.word_mask, 0)
+    JOIN area_mask_score() AS p ON p.field = 'condition' AND p.area_mask = coalesce(c.phrase_mask, 0)
+    JOIN area_mask_score() AS w ON w.field = 'condition' AND w.area_mask = coalesce(c.word_mask, 0)
     JOIN calls USING (k)
 ),
 scored AS (

@@ -26,4 +26,4 @@ matched AS (
 )
 SELECT m.version_no, s.score
 FROM matched AS m
-JOIN area_mask_score AS s ON s.field = $field AND s.area_mask = m.mask
+JOIN area_mask_score() AS s ON s.field = $field AND s.area_mask = m.mask

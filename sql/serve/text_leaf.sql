@@ -23,5 +23,5 @@ matched AS (
 )
 SELECT m.version_no, hit_score(m.phrase_mask, p.score, w.score) AS score
 FROM matched AS m
-JOIN area_mask_score AS p ON p.field = $field AND p.area_mask = coalesce(m.phrase_mask, 0)
-JOIN area_mask_score AS w ON w.field = $field AND w.area_mask = coalesce(m.word_mask, 0)
+JOIN area_mask_score() AS p ON p.field = $field AND p.area_mask = coalesce(m.phrase_mask, 0)
+JOIN area_mask_score() AS w ON w.field = $field AND w.area_mask = coalesce(m.word_mask, 0)
