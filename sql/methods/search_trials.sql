@@ -16,19 +16,22 @@ WITH calls AS (
 d AS (SELECT * FROM field_hits_many('intervention', drug_queries, as_ofs, relax := relax_drugs)),
 c AS (
     -- The condition's rows are read only for the drug's versions (the only ones that can match both, and far fewer
-    -- than a broad condition's), before its scattered words are grouped by version.
+    -- than a broad condition's), before its scattered words are grouped by version: its phrases' rows (word_count
+    -- 0) and its scattered words' through one semi-join, so the drug's versions are hashed once.
     SELECT k, version_no, phrase_mask(packed, (SELECT mask FROM concept_merged('condition'))) AS phrase_mask,
            scattered_areas(packed) AS word_mask
-    FROM (SELECT k, version_no, bit_or(area_mask) AS packed
-          FROM (SELECT r.k, r.version_no, r.area_mask
-                FROM phrase_hit_rows_many('condition', condition_queries, as_ofs) AS r
-                SEMI JOIN d ON d.k = r.k AND d.version_no = r.version_no
-                UNION ALL
-                SELECT r.k, r.version_no, packed_areas(bit_or(r.area_mask), 2)
-                FROM scattered_word_rows_many('condition', condition_queries, relax := relax_conditions) AS r
+    FROM (SELECT k, version_no, bit_or(packed) AS packed
+          FROM (SELECT r.k, r.version_no,
+                       CASE WHEN r.word_count = 0 THEN bit_or(r.area_mask)
+                            ELSE packed_areas(bit_or(r.area_mask), 2) END AS packed
+                FROM (SELECT k, version_no, area_mask, 0::UTINYINT AS word_count
+                      FROM phrase_hit_rows_many('condition', condition_queries, as_ofs)
+                      UNION ALL
+                      SELECT k, version_no, area_mask::UBIGINT, word_count
+                      FROM scattered_word_rows_many('condition', condition_queries, relax := relax_conditions)) AS r
                 SEMI JOIN d ON d.k = r.k AND d.version_no = r.version_no
                 GROUP BY r.k, r.version_no, r.word_count
-                HAVING count(*) = r.word_count)
+                HAVING r.word_count = 0 OR count(*) = r.word_count)
           GROUP BY k, version_no)
 ),
 matched AS (
