@@ -301,6 +301,8 @@ def test_query_intr_and_query_term_look_in_their_documented_areas(m):
     assert {"NCT05159778", "NCT02513472"} <= set(found(m, **{"query.intr": "pembrolizumab"}))
     assert "NCT01294579" in found(m, **{"query.intr": "rituximab"})
     assert {"NCT05159778", "NCT02513472"} <= search_ids(m, intervention="pembrolizumab")
+    # ConditionSearch holds the NCT ID (weight 0.2)
+    assert found(m, **{"query.cond": "NCT05159778"}) == ["NCT05159778"]
     # BasicSearch holds the MeSH terms, their ancestors and the arm groups: studies with "neoplasm" in those alone
     only_there = set(m.sql(
         "SELECT DISTINCT nct_id FROM search_terms AS t WHERE area IN ('ConditionAncestorTerm', 'ConditionMeshTerm', "
