@@ -303,6 +303,11 @@ def test_query_intr_and_query_term_look_in_their_documented_areas(m):
     assert {"NCT05159778", "NCT02513472"} <= search_ids(m, intervention="pembrolizumab")
     # ConditionSearch holds the NCT ID (weight 0.2)
     assert found(m, **{"query.cond": "NCT05159778"}) == ["NCT05159778"]
+    # SponsorSearch holds the organisation that registered the study: NCT00841061 is NIH's, registered by NICHD
+    assert m.sql("SELECT lead_sponsor FROM studies WHERE nct_id = 'NCT00841061'").item() == \
+        "National Institutes of Health (NIH)"
+    assert "NCT00841061" in found(m, **{"query.spons": "Eunice Kennedy Shriver"})
+    assert "NCT00841061" not in found(m, **{"query.lead": "Eunice Kennedy Shriver"})
     # BasicSearch holds the MeSH terms, their ancestors and the arm groups: studies with "neoplasm" in those alone
     only_there = set(m.sql(
         "SELECT DISTINCT nct_id FROM search_terms AS t WHERE area IN ('ConditionAncestorTerm', 'ConditionMeshTerm', "

@@ -1,4 +1,6 @@
--- The versions whose lead sponsor or a collaborator holds $phrase as whole words.
+-- The versions whose lead sponsor, a collaborator or the organisation that registered the study holds $phrase as
+-- whole words: SponsorSearch's LeadSponsorName, CollaboratorName and OrgFullName (NICHD registers studies that
+-- NIH sponsors; each name is normalised once, not once per version).
 WITH sponsors AS (SELECT DISTINCT sponsor_key, sponsor FROM trial_card),
 phrase AS (SELECT search_norm($phrase::VARCHAR) AS norm),
 leads AS (
@@ -10,9 +12,19 @@ collaborating AS (
     FROM all_collaborators AS c
     JOIN study_version AS v USING (nct_id, content_hash)
     WHERE contains(search_norm(c.name), (SELECT norm FROM phrase))
+),
+organising AS (
+    SELECT DISTINCT v.version_no
+    FROM all_studies AS s
+    JOIN study_version AS v USING (nct_id, content_hash)
+    WHERE s.organization IN (SELECT o.organization FROM (SELECT DISTINCT organization FROM all_studies) AS o, phrase
+                             WHERE contains(search_norm(o.organization), phrase.norm))
 )
 SELECT version_no, 0.0 AS score FROM leads
 WHERE length(trim((SELECT norm FROM phrase))) > 0
 UNION
 SELECT version_no, 0.0 AS score FROM collaborating
+WHERE length(trim((SELECT norm FROM phrase))) > 0
+UNION
+SELECT version_no, 0.0 AS score FROM organising
 WHERE length(trim((SELECT norm FROM phrase))) > 0
