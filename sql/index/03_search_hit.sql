@@ -11,12 +11,12 @@ JOIN search_text AS t ON t.norm = s.norm
 JOIN study_version AS v USING (nct_id, content_hash)
 GROUP BY a.field, t.text_id, v.version_no
 ORDER BY a.field, t.text_id, v.version_no;
--- field_mask_score, term_mask_score: the score of every combination of a field's areas (the sum of their weights), so a study's
--- score is one lookup of the areas it matched; the empty combination (0) scores 0, so a match that has no areas
--- of one kind (no phrase, no scattered words) is an inner join too, which DuckDB estimates tightly. Two tables,
--- read as one by the macro area_mask_score() (sql/methods/_matching.sql): BasicSearch's 15 areas (`term`) make
--- 32,768 combinations, which in one table with the other fields' shared their row group, so every condition's or
--- drug's lookup scanned them; apart, a lookup of another field skips them by the field's zone map.
+-- field_mask_score, term_mask_score: the score of every combination of a field's areas (the sum of their
+-- weights), so a study's score is one lookup of the areas it matched; the empty combination (0) scores 0, so a
+-- match that has no areas of one kind (no phrase, no scattered words) is an inner join too, which DuckDB estimates
+-- tightly. Two tables, read as one by the macro area_mask_score() (sql/methods/_matching.sql): BasicSearch's 15
+-- areas (`term`) make 32,768 combinations, which in one table with the other fields' shared their row group, so
+-- every condition's or drug's lookup scanned them; apart, a lookup of another field skips them by its zone map.
 CREATE OR REPLACE TEMP MACRO mask_scores(field_names) AS TABLE
 WITH field_areas AS (
     SELECT field, list(area_id ORDER BY area_id) AS ids, list(weight ORDER BY area_id) AS weights
