@@ -2,10 +2,10 @@
 -- ConditionSearch (query.cond: `condition`), InterventionSearch (query.intr: `intervention`) and BasicSearch
 -- (query.term: `term`, search's free text), for the areas held as text in the index: not the intervention and arm
 -- group types for interventions (enumerations: AREA[InterventionType] reads them), nor BasicSearch's outcomes,
--- sponsors, locations, contacts and design enumerations. The organisation's and secondary
--- study IDs are not here either: study_identifier holds them (13_study_identifier.sql). area_id numbers a field's
--- areas from 1 (bit area_id - 1 of its masks): fewer than 16 a field, the bits sql/methods/_matching.sql's
--- packed_areas gives each way of matching.
+-- sponsors, locations, contacts and design enumerations. The organisation's and secondary study IDs are not here
+-- either: study_identifier holds them (13_study_identifier.sql). area_id numbers a field's areas from 1 (bit
+-- area_id - 1 of its masks): fewer than 16 a field, the bits sql/methods/_matching.sql's packed_areas gives each
+-- way of matching.
 CREATE TABLE search_area AS
 SELECT row_number() OVER (PARTITION BY field ORDER BY area)::UTINYINT AS area_id, area, field, weight FROM (VALUES
     ('Condition', 'condition', 0.95), ('BriefTitle', 'condition', 0.6), ('OfficialTitle', 'condition', 0.55),

@@ -1,6 +1,6 @@
 -- The versions whose lead sponsor, a collaborator or the organisation that registered the study holds $phrase as
 -- whole words: SponsorSearch's LeadSponsorName, CollaboratorName and OrgFullName (NICHD registers studies that
--- NIH sponsors; each name is normalised once, not once per version).
+-- NIH sponsors). Each lead sponsor's and organisation's name is normalised once, not once per version.
 WITH sponsors AS (SELECT DISTINCT sponsor_key, sponsor FROM trial_card),
 phrase AS (SELECT search_norm($phrase::VARCHAR) AS norm),
 leads AS (
