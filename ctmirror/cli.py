@@ -654,12 +654,13 @@ def studies_found(**filters: str | None) -> list[str]:
 @app.command()
 def synonyms(
     term: Annotated[str, typer.Argument(help="A condition or drug as a query would name it.")],
-    field: Annotated[str, typer.Option("--field", help="condition or intervention.")] = "condition",
+    field: Annotated[str, typer.Option("--field", help="condition, intervention or term (query.term's free "
+                                                       "text).")] = "condition",
     as_of: Annotated[Optional[str], typer.Option("--as-of", help="What the records had taught by this day "
                                                                   "(YYYY-MM-DD).")] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """What a query term also finds: its synonym groups (the synonym file, an imported MeSH thesaurus), the MeSH
+    """What a query term also finds: its synonym groups (the synonym files, an imported MeSH thesaurus), the MeSH
     headings and the other drug names the records teach, and which studies taught them.
 
     Example: ctmirror synonyms Keytruda --field intervention

@@ -41,6 +41,9 @@ def file_list_sql(paths: Iterable[Path], root: Path, recorded_root: Path) -> str
 # cost no more.
 CATALOG_ROW_GROUP_ROWS = 16_384
 CATALOG_STORAGE_VERSION = "v1.2.0"
+# The synonym files every warehouse reads (sql/data/): abbreviations and spellings; the lay and other names of
+# common MeSH disease headings; drugs' brand names and development codes with their generic names.
+BUILT_IN_SYNONYMS = ("synonyms.csv", "mesh_entry_terms.csv", "drug_names.csv")
 # What the catalog is attached as while it is built: what DuckDB names it when a reader opens catalog.duckdb.
 CATALOG_ALIAS = "catalog"
 
@@ -61,8 +64,9 @@ def _build_index(con: duckdb.DuckDBPyConnection, root: Path, version_files: list
     on one thread, so building tables side by side is what keeps every core busy. version_files: the files of
     study_versions, which hold every version's record (study_version notes which, relative to root). database:
     where the tables are made (and their inputs read): the catalog, or a patch's studies (_patch_index).
-    thesaurus: imported synonym files (ingest/thesaurus.py) read beside sql/data/synonyms.csv."""
-    synonyms = [str(sql_root() / "data" / "synonyms.csv"), *(str(Path(f).resolve()) for f in thesaurus)]
+    thesaurus: imported synonym files (ingest/thesaurus.py) read beside the built-in ones (BUILT_IN_SYNONYMS)."""
+    synonyms = [*(str(sql_root() / "data" / name) for name in BUILT_IN_SYNONYMS),
+                *(str(Path(f).resolve()) for f in thesaurus)]
     index_params = {"synonyms": synonyms, "strict_epochs": strict_epochs,
                     "version_files": [str(Path(f).resolve()) for f in version_files],
                     "build_root": str(root.resolve())}

@@ -5,6 +5,7 @@ by any of its names, and every recorded live answer's studies the sample holds."
 
 from __future__ import annotations
 
+import csv
 import json
 from datetime import date
 from pathlib import Path
@@ -14,9 +15,10 @@ import duckdb
 import pytest
 
 from ctmirror import Mirror
-from ctmirror.core.sqlfiles import read_sql
+from ctmirror.core.sqlfiles import read_sql, sql_root
 from ctmirror.core.words import query_norm, search_norm
 from ctmirror.server import essie, v2
+from ingest.catalog import BUILT_IN_SYNONYMS
 
 PAGES = Path(__file__).parent / "data" / "pages"
 
@@ -293,6 +295,74 @@ def test_a_drug_finds_its_other_nonproprietary_name(m):
         by_one = set(found(m, **{"query.intr": one}))
         assert expected <= by_one == set(found(m, **{"query.intr": other}))
         assert expected <= search_ids(m, intervention=one)
+
+
+def filed_under(m: Mirror, heading: str, unless_text: str) -> set[str]:
+    """The sample's studies filed under a MeSH heading (as a term or an ancestor) none of whose search texts holds
+    unless_text: those only an expansion finds."""
+    return set(m.sql("""SELECT DISTINCT nct_id FROM mesh_terms AS t WHERE term = $heading AND NOT EXISTS (
+                            SELECT 1 FROM search_terms AS u WHERE u.nct_id = t.nct_id AND contains(u.norm, $text))""",
+                     {"heading": heading, "text": search_norm(unless_text)})["nct_id"].to_list())
+
+
+@pytest.mark.parametrize(("lay", "heading", "least"), [("heart attack", "Myocardial Infarction", 3),
+                                                       ("high blood pressure", "Hypertension", 30),
+                                                       ("cancer", "Neoplasms", 100),
+                                                       ("COPD", "Pulmonary Disease, Chronic Obstructive", 1)])
+def test_a_lay_name_finds_the_studies_filed_under_its_mesh_heading(m, lay, heading, least):
+    # sql/data/mesh_entry_terms.csv: the sample has no study holding "heart attack", and three filed under
+    # Myocardial Infarction; the live API finds them by the heading's entry terms, on every text surface
+    only_by_heading = filed_under(m, heading, lay)
+    assert len(only_by_heading) >= least
+    assert only_by_heading <= set(found(m, **{"query.cond": lay}))
+    assert only_by_heading <= set(found(m, **{"query.term": lay}))
+    assert only_by_heading <= search_ids(m, condition=lay)
+    assert not only_by_heading & set(found(m, **{"query.cond": f"EXPANSION[None]({lay})"}))
+    assert {"kind": "synonym", "phrase": search_norm(heading).strip(), "source": heading}.items() in [
+        {k: row[k] for k in ("kind", "phrase", "source")}.items() for row in m.expansions(lay, "condition")]
+
+
+def test_a_brand_name_or_code_finds_the_generic_without_any_record_teaching_it(m):
+    # sql/data/drug_names.csv: no sample record names Rybelsus, Tecentriq, Mounjaro or Zepbound, nor MPDL3280A
+    # (atezolizumab's development code), where query.intr looks (one summary names Rybelsus); other records
+    # teach Ozempic and Wegovy, as other names of semaglutide
+    unnamed = m.sql("SELECT * FROM search_terms WHERE regexp_matches(norm, ' (rybelsu|tecentriq|mounjaro|zepbound"
+                    "|mpdl3280a) ') AND area <> 'BriefSummary'")
+    assert not unnamed.height
+    for generic, names in [("semaglutide", ("Rybelsus", "Ozempic", "Wegovy")), ("atezolizumab", ("Tecentriq",
+                            "MPDL3280A")), ("tirzepatide", ("Mounjaro", "Zepbound"))]:
+        studies = set(found(m, **{"query.intr": generic}))
+        assert studies, generic
+        for name in names:
+            assert set(found(m, **{"query.intr": name})) == studies, name
+            assert studies <= search_ids(m, intervention=name)
+    assert not found(m, **{"query.intr": "EXPANSION[None]Rybelsus"})
+
+
+def test_query_term_expands_a_drug_or_condition_as_their_own_fields_do(m):
+    # BasicSearch's names carry synonyms (the search-areas page marks them): query.term takes the condition's and
+    # the intervention's groups and the links the records teach (Keytruda: other names in the sample)
+    assert set(found(m, **{"query.term": "Keytruda"})) == set(found(m, **{"query.term": "pembrolizumab"}))
+    assert set(found(m, **{"query.intr": "Keytruda"})) <= set(found(m, **{"query.term": "Keytruda"}))
+    assert set(found(m, **{"query.term": "Ozempic"})) >= set(found(m, **{"query.intr": "Ozempic"}))
+    taught = {row["phrase"]: row["kind"] for row in m.expansions("Keytruda", "term")}
+    assert taught["pembrolizumab"] in ("synonym", "other name") and "mk 3475" in taught
+
+
+def test_the_built_in_synonym_files_hold_no_ambiguous_or_short_phrase():
+    # a condition's or drug's phrase in two groups would join two concepts, and one of fewer than three letters or
+    # digits (normalised) finds too much (the thesaurus import's guards: ingest/thesaurus.py); places are matched
+    # otherwise (a country's names and codes, sql/methods/_matching.sql)
+    owners: dict[tuple[str, str], set[str]] = {}
+    for name in BUILT_IN_SYNONYMS:
+        with open(sql_root() / "data" / name, newline="", encoding="utf-8") as f:
+            for row in csv.DictReader(f):
+                norm = search_norm(row["phrase"]).strip()
+                if row["field"] != "location":
+                    assert len(norm.replace(" ", "")) >= 3, (name, row)
+                    owners.setdefault((row["field"], norm), set()).add(row["group_name"])
+    assert len(owners) > 900
+    assert not {key: groups for key, groups in owners.items() if len(groups) > 1}
 
 
 def test_query_intr_and_query_term_look_in_their_documented_areas(m):

@@ -196,12 +196,13 @@ class Mirror(Methods):
             return self.answering(lambda: rows_of(self.con.execute(query, params)))
 
     def expansions(self, term: str, field: str = "condition") -> list[dict[str, Any]]:
-        """What a query term finds besides itself in a field ('condition' or 'intervention'), as of this mirror's
-        cutoff: the phrases of its synonym groups (sql/data/synonyms.csv, an imported MeSH thesaurus), the MeSH
-        headings and the other drug names the records teach, with up to five of the studies that taught each
-        (docs/methods.md, "How words match")."""
-        if field not in ("condition", "intervention"):
-            raise InvalidArgument(f"field must be condition or intervention, not {field!r}", invalid_input=field)
+        """What a query term finds besides itself in a field ('condition', 'intervention' or 'term', the free
+        text of query.term), as of this mirror's cutoff: the phrases of its synonym groups (sql/data/'s synonym
+        files, an imported MeSH thesaurus), the MeSH headings and the other drug names the records teach, with up
+        to five of the studies that taught each (docs/methods.md, "How words match")."""
+        if field not in ("condition", "intervention", "term"):
+            raise InvalidArgument(f"field must be condition, intervention or term, not {field!r}",
+                                  invalid_input=field)
         normed = query_norm(arguments.text("term", term))
         with self.lock:
             return self.recovering(lambda: rows_of(self.con.execute(

@@ -1,6 +1,6 @@
--- What a query term expands to in a field ($field: condition or intervention; $term: query_norm of the term) as
--- of $as_of (NULL: the current state), one row per phrase it also finds: how (kind: 'synonym' of a group in
--- sql/data/synonyms.csv or an imported thesaurus, named by source: the group, 'mesh D…' for MeSH; 'heading': a
+-- What a query term expands to in a field ($field: condition, intervention or term; $term: query_norm of the
+-- term) as of $as_of (NULL: the current state), one row per phrase it also finds: how (kind: 'synonym' of a group
+-- in a synonym file of sql/data/ or an imported thesaurus, named by source: the group, 'mesh D…' for MeSH; 'heading': a
 -- MeSH heading the registry filed a condition holding the term under; 'other name': a name the same drug goes by
 -- in a record), the phrase (normalised), and the current studies (up to five, and how many) whose records taught a
 -- link. sql/methods/_matching.sql is the matcher these rows describe.
@@ -16,7 +16,7 @@ headings AS (
     FROM matched_texts('condition', $term) AS m
     JOIN condition_link AS l USING (text_id)
     JOIN search_text AS ht ON ht.text_id = l.term_text_id
-    WHERE $field = 'condition'
+    WHERE $field IN ('condition', 'term')
       AND CASE WHEN $as_of::DATE IS NULL THEN l.is_current ELSE l.learned_from <= $as_of::DATE END
 ),
 heading_teachers AS (
@@ -32,7 +32,7 @@ other_names AS (
     FROM search_text AS st
     JOIN intervention_link AS l ON l.text_id = st.text_id
     JOIN search_text AS ot ON ot.text_id = l.term_text_id
-    WHERE $field = 'intervention' AND st.norm = (SELECT norm FROM phrase)
+    WHERE $field IN ('intervention', 'term') AND st.norm = (SELECT norm FROM phrase)
       AND CASE WHEN $as_of::DATE IS NULL THEN l.is_current ELSE l.learned_from <= $as_of::DATE END
 ),
 name_teachers AS (

@@ -64,6 +64,7 @@ SELECT DISTINCT text_id FROM matched_texts_many(field_name, [query_norm(q)]);
 -- - a condition's MeSH heading (condition_link), linked from every text holding the query, found as the exact
 --   text it is in the MeSH and ancestor areas alike, so a study filed under a narrower heading (whose ancestor it
 --   is) is found: the heading's descendants.
+-- The free text (term) expands by both, as BasicSearch expands a condition's and a drug's names.
 CREATE OR REPLACE MACRO field_texts_many(field_name, qs, as_ofs, expand := true) AS TABLE
 WITH cutoffs AS (SELECT generate_subscripts(as_ofs, 1) AS k, unnest(as_ofs)::DATE AS as_of),
 own AS (SELECT k, phrase FROM search_phrases_many(field_name, qs, expand := expand)),
@@ -76,7 +77,7 @@ phrases AS (
     JOIN intervention_link AS l ON l.text_id = st.text_id
     JOIN search_text AS lt ON lt.text_id = l.term_text_id
     JOIN cutoffs AS a ON a.k = o.k
-    WHERE expand AND field_name = 'intervention'
+    WHERE expand AND field_name IN ('intervention', 'term')
       AND CASE WHEN a.as_of IS NULL THEN l.is_current ELSE l.learned_from <= a.as_of END
 ),
 words AS (
@@ -97,7 +98,7 @@ headings AS (  -- a heading that is the very text teaching it counts once, as th
     FROM direct AS d
     JOIN condition_link AS l USING (text_id)
     JOIN cutoffs AS a ON a.k = d.k
-    WHERE expand AND field_name = 'condition' AND NOT d.learned AND l.term_text_id <> d.text_id
+    WHERE expand AND field_name IN ('condition', 'term') AND NOT d.learned AND l.term_text_id <> d.text_id
       AND CASE WHEN a.as_of IS NULL THEN l.is_current ELSE l.learned_from <= a.as_of END
 )
 SELECT k, text_id, learned FROM direct
