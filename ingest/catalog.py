@@ -42,8 +42,9 @@ def file_list_sql(paths: Iterable[Path], root: Path, recorded_root: Path) -> str
 CATALOG_ROW_GROUP_ROWS = 16_384
 CATALOG_STORAGE_VERSION = "v1.2.0"
 # The synonym files every warehouse reads (sql/data/): abbreviations and spellings; the lay and other names of
-# common MeSH disease headings; drugs' brand names and development codes with their generic names.
-BUILT_IN_SYNONYMS = ("synonyms.csv", "mesh_entry_terms.csv", "drug_names.csv")
+# common MeSH disease headings; drugs' brand names and development codes with their generic names; the common
+# names of drug classes with their MeSH pharmacological-action headings (found among the intervention ancestors).
+BUILT_IN_SYNONYMS = ("synonyms.csv", "mesh_entry_terms.csv", "drug_names.csv", "drug_classes.csv")
 # What the catalog is attached as while it is built: what DuckDB names it when a reader opens catalog.duckdb.
 CATALOG_ALIAS = "catalog"
 

@@ -339,6 +339,21 @@ def test_a_brand_name_or_code_finds_the_generic_without_any_record_teaching_it(m
     assert not found(m, **{"query.intr": "EXPANSION[None]Rybelsus"})
 
 
+def test_a_drug_class_finds_the_studies_filed_under_its_pharmacological_action(m):
+    # sql/data/drug_classes.csv: a drug class by its common name finds the studies whose intervention ancestors
+    # hold its MeSH heading (the registry files sildenafil under Phosphodiesterase 5 Inhibitors, pembrolizumab
+    # under Immune Checkpoint Inhibitors)
+    for name, heading in [("statins", "Hydroxymethylglutaryl-CoA Reductase Inhibitors"),
+                          ("checkpoint blockade", "Immune Checkpoint Inhibitors"),
+                          ("antibiotics", "Anti-Bacterial Agents"),
+                          ("NSAIDs", "Anti-Inflammatory Agents, Non-Steroidal")]:
+        filed = set(m.sql("SELECT DISTINCT nct_id FROM mesh_terms WHERE domain = 'intervention' AND term = $t",
+                          {"t": heading})["nct_id"].to_list())
+        assert filed, heading
+        assert filed <= set(found(m, **{"query.intr": name})), name
+        assert filed <= search_ids(m, intervention=name), name
+
+
 def test_query_term_expands_a_drug_or_condition_as_their_own_fields_do(m):
     # BasicSearch's names carry synonyms (the search-areas page marks them): query.term takes the condition's and
     # the intervention's groups and the links the records teach (Keytruda: other names in the sample)
@@ -361,8 +376,12 @@ def test_the_built_in_synonym_files_hold_no_ambiguous_or_short_phrase():
                 if row["field"] != "location":
                     assert len(norm.replace(" ", "")) >= 3, (name, row)
                     owners.setdefault((row["field"], norm), set()).add(row["group_name"])
-    assert len(owners) > 900
+    assert len(owners) > 1_000
     assert not {key: groups for key, groups in owners.items() if len(groups) > 1}
+    # query.term reads the condition's and the intervention's groups together
+    both = {norm for field, norm in owners if field == "condition"} & \
+        {norm for field, norm in owners if field == "intervention"}
+    assert not both
 
 
 def test_query_intr_and_query_term_look_in_their_documented_areas(m):
