@@ -41,7 +41,7 @@ from ctmirror.core.warehouse import (
 )
 from ingest.catalog import NEW_VERSION_INPUTS, VERSIONED_INDEX_INPUTS, CatalogPatch, build_catalog, index_fingerprint
 from ingest.crash import crash_point
-from ingest.normalize import WORD_BOUNDARIES, normalised_tables, slowest_first, table_key
+from ingest.normalize import SEARCH_TERM_AREAS, WORD_BOUNDARIES, normalised_tables, slowest_first, table_key
 from ingest.thesaurus import thesaurus_files
 
 # Tables every state carries whole, as all versions or all rows, read where the segments keep them.
@@ -64,6 +64,9 @@ def check_segments(segments: list) -> None:
             missing = [f"studies.{c}" for c in STUDIES_COLUMNS_SINCE if c not in columns]
         if segment.meta.get("word_boundaries", 1) < WORD_BOUNDARIES:
             missing.append("search texts split at every Unicode word boundary, possessives joined to their words")
+        if segment.meta.get("search_term_areas", 1) < SEARCH_TERM_AREAS:
+            missing.append("search texts of the lead sponsor, collaborators, outcome measures and intervention "
+                           "descriptions")
         if missing:
             raise WarehouseError(
                 f"segment {segment.segment_id} was written by an older ctmirror: it has no {', '.join(missing)}",

@@ -73,22 +73,41 @@ def test_segments_from_an_older_version_ask_for_a_rebuild_which_fixes_them(tmp_p
         assert m.get_trial_details(records[0]["protocolSection"]["identificationModule"]["nctId"]) is not None
 
 
-def test_segments_normalised_before_possessives_joined_their_words_ask_for_a_rebuild(tmp_path, records):
-    """A segment whose search texts split "Alzheimer's" in two (word_boundaries 2, before 2026-11-29) is refused by
-    name; the rebuild normalises its texts as queries now are."""
+def rebuilt_after_refusal(tmp_path, records, meta_key: str, older: int | None, refusal: str) -> Warehouse:
+    """A warehouse of ten records whose segment says meta_key was `older` (None: not recorded, as before the key
+    existed): its publish is refused naming `refusal` and asking for a rebuild; the rebuild has run."""
     from ctmirror.core.errors import WarehouseError
     from ingest.publish import publish
 
     wh = Warehouse(tmp_path / "w")
     load_paths(wh, [write_ndjson(tmp_path / "a.ndjson", records[:10])])
     meta_file = wh.segments()[0].path / "segment.json"
-    meta_file.write_text(json.dumps({**json.loads(meta_file.read_text()), "word_boundaries": 2}))
-    with pytest.raises(WarehouseError, match="possessives joined to their words") as caught:
+    meta = {k: v for k, v in json.loads(meta_file.read_text()).items() if k != meta_key}
+    meta_file.write_text(json.dumps(meta if older is None else {**meta, meta_key: older}))
+    with pytest.raises(WarehouseError, match=refusal) as caught:
         with wh.writing():
             publish(wh, run={"run_id": "x"})
     assert "ctmirror rebuild" in caught.value.hint
     rebuild(wh)
+    return wh
+
+
+def test_segments_normalised_before_possessives_joined_their_words_ask_for_a_rebuild(tmp_path, records):
+    """A segment whose search texts split "Alzheimer's" in two (word_boundaries 2, before 2026-11-29) is refused by
+    name; the rebuild normalises its texts as queries now are."""
+    wh = rebuilt_after_refusal(tmp_path, records, "word_boundaries", 2, "possessives joined to their words")
     assert json.loads((wh.segments()[0].path / "segment.json").read_text())["word_boundaries"] == 3
+
+
+def test_segments_without_basicsearchs_sponsor_and_outcome_texts_ask_for_a_rebuild(tmp_path, records):
+    """A segment normalised before search_terms held the lead sponsor, collaborators, outcome measures and
+    intervention descriptions (no search_term_areas, before 2026-11-30) is refused by name; the rebuild adds them."""
+    wh = rebuilt_after_refusal(tmp_path, records, "search_term_areas", None,
+                               "lead sponsor, collaborators, outcome measures")
+    assert json.loads((wh.segments()[0].path / "segment.json").read_text())["search_term_areas"] == 2
+    with Mirror(wh.root) as m:
+        assert m.sql("SELECT count(*) FROM search_terms WHERE area = 'LeadSponsorName'").item() == \
+            m.sql("SELECT count(lead_sponsor) FROM studies").item() > 0
 
 
 def test_segments_without_the_submission_dates_ask_for_a_rebuild(tmp_path, records):

@@ -457,16 +457,57 @@ def test_query_id_finds_organisation_and_secondary_study_ids(m):
 
 
 @pytest.mark.parametrize("area", ["Acronym", "BriefSummary", "BriefTitle", "Condition", "InterventionName",
-                                  "InterventionOtherName", "Keyword", "OfficialTitle", "NCTId"])
+                                  "InterventionOtherName", "Keyword", "OfficialTitle", "NCTId", "LeadSponsorName",
+                                  "CollaboratorName", "PrimaryOutcomeMeasure", "SecondaryOutcomeMeasure",
+                                  "InterventionDescription", "ArmGroupLabel", "InterventionAncestorTerm"])
 def test_query_term_finds_a_study_by_a_text_in_any_one_of_its_areas(m, area):
-    # every BasicSearch area counts (areas past the sixteenth of all fields were once lost in the match's packing)
+    # every BasicSearch area counts (areas past the sixteenth of all fields were once lost in the match's packing),
+    # those sharing a lane too: a text held in that area alone of all the study's areas
     nct_id, text = m.sql("""
-        SELECT v.nct_id, t.norm FROM search_hit AS h JOIN search_area AS a ON a.field = h.field
-        JOIN search_text AS t USING (text_id) JOIN study_version AS v USING (version_no)
-        WHERE h.field = 'term' AND a.area = $area AND h.area_mask = (1::UINTEGER << (a.area_id - 1))::UINTEGER
-          AND v.is_current AND length(t.norm) BETWEEN 8 AND 60
-        ORDER BY v.nct_id, t.norm LIMIT 1""", {"area": area}).rows()[0]
+        SELECT t.nct_id, t.norm FROM search_terms AS t
+        WHERE t.area = $area AND length(t.norm) BETWEEN 8 AND 60 AND NOT EXISTS (
+            SELECT 1 FROM search_terms AS u WHERE u.nct_id = t.nct_id AND u.area <> t.area AND u.norm = t.norm)
+        ORDER BY t.nct_id, t.norm LIMIT 1""", {"area": area}).rows()[0]
     assert nct_id in found(m, **{"query.term": f'"{text.strip()}"'})
+    assert nct_id in search_ids(m, query=text.strip())
+
+
+def test_basicsearch_areas_weigh_as_published_and_a_shared_lane_weighs_alike(m):
+    # /studies/search-areas' BasicSearch weights; areas of one weight that no AREA[...] reads from the term field
+    # share a bit of the match's masks, which counts its weight once
+    weights = dict(m.con.execute("SELECT area, weight::DOUBLE FROM search_area WHERE field = 'term'").fetchall())
+    assert weights == {"NCTId": 1.0, "Acronym": 1.0, "BriefTitle": 0.89, "OfficialTitle": 0.85, "Condition": 0.81,
+                       "InterventionName": 0.8, "InterventionOtherName": 0.75, "Keyword": 0.6,
+                       "PrimaryOutcomeMeasure": 0.6, "BriefSummary": 0.6, "ArmGroupLabel": 0.5,
+                       "SecondaryOutcomeMeasure": 0.5, "InterventionDescription": 0.45, "ArmGroupDescription": 0.45,
+                       "LeadSponsorName": 0.4, "ConditionMeshTerm": 0.3, "InterventionMeshTerm": 0.3,
+                       "ConditionAncestorTerm": 0.25, "InterventionAncestorTerm": 0.25, "CollaboratorName": 0.25}
+    lanes = m.con.execute("SELECT field, area_id, list(DISTINCT weight), list(area ORDER BY area) FROM search_area "
+                          "GROUP BY ALL").fetchall()
+    assert all(len(w) == 1 for _, _, w, _ in lanes)
+    assert max(area_id for _, area_id, _, _ in lanes) < 16
+    # an area AREA[...] reads from the term field keeps a bit of its own
+    own = {areas[0] for field, _, _, areas in lanes if field == "term" and len(areas) == 1}
+    assert {"NCTId", "Acronym", "BriefTitle", "OfficialTitle", "BriefSummary"} <= own
+    # the score of a combination counts each lane once: a text in Keyword and PrimaryOutcomeMeasure scores 0.6
+    keyword_bit = m.con.execute("SELECT 1::UINTEGER << (area_id - 1) FROM search_area "
+                                "WHERE field = 'term' AND area = 'Keyword'").fetchone()[0]
+    keyword_score = m.con.execute("SELECT score::DOUBLE FROM term_mask_score WHERE area_mask = $1", [keyword_bit])
+    assert keyword_score.fetchone()[0] == pytest.approx(0.6)
+
+
+def test_query_term_finds_a_sponsor_an_outcome_and_an_intervention_description(m):
+    # BasicSearch holds the lead sponsor, the collaborators, the primary and secondary outcome measures and the
+    # interventions' descriptions: Pfizer leads 40 sample studies, few of which name it elsewhere
+    pfizer = set(m.sql("SELECT nct_id FROM studies WHERE contains(search_norm(lead_sponsor), ' pfizer ')")
+                 ["nct_id"].to_list())
+    assert len(pfizer) >= 30 and pfizer <= set(found(m, **{"query.term": "Pfizer"}))
+    assert pfizer <= search_ids(m, query="Pfizer")
+    # "overall survival" as scattered words with "breast cancer": the outcome holds two of the four words
+    survival = set(m.sql("""SELECT DISTINCT o.nct_id FROM outcomes AS o JOIN conditions AS c USING (nct_id)
+                            WHERE o.measure ILIKE '%overall survival%' AND c.condition ILIKE '%breast cancer%'""")
+                   ["nct_id"].to_list())
+    assert survival and survival <= set(found(m, **{"query.term": "overall survival breast cancer"}))
 
 
 def test_coverage_asks_for_the_whole_text_its_beginning_or_its_end(m, records):

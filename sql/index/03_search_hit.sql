@@ -14,13 +14,14 @@ ORDER BY a.field, t.text_id, v.version_no;
 -- field_mask_score, term_mask_score: the score of every combination of a field's areas (the sum of their
 -- weights), so a study's score is one lookup of the areas it matched; the empty combination (0) scores 0, so a
 -- match that has no areas of one kind (no phrase, no scattered words) is an inner join too, which DuckDB estimates
--- tightly. Two tables, read as one by the macro area_mask_score() (sql/methods/_matching.sql): BasicSearch's 15
--- areas (`term`) make 32,768 combinations, which in one table with the other fields' shared their row group, so
+-- tightly. Two tables, read as one by the macro area_mask_score() (sql/methods/_matching.sql): BasicSearch's 14
+-- lanes (`term`) make 16,384 combinations, which in one table with the other fields' shared their row group, so
 -- every condition's or drug's lookup scanned them; apart, a lookup of another field skips them by its zone map.
 CREATE OR REPLACE TEMP MACRO mask_scores(field_names) AS TABLE
-WITH field_areas AS (
+WITH field_areas AS (  -- a lane's areas weigh alike (sql/index/01_search_area.sql): the lane counts once
     SELECT field, list(area_id ORDER BY area_id) AS ids, list(weight ORDER BY area_id) AS weights
-    FROM search_area WHERE list_contains(field_names, field) GROUP BY field
+    FROM (SELECT DISTINCT field, area_id, weight FROM search_area WHERE list_contains(field_names, field))
+    GROUP BY field
 ),
 subsets AS (SELECT field, ids, weights, unnest(range(0, 1 << len(ids))) AS pick FROM field_areas)
 SELECT field,

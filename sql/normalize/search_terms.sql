@@ -10,7 +10,8 @@ WITH texts AS (
          {'area': 'BriefTitle', 'text': ps.identificationModule.briefTitle},
          {'area': 'OfficialTitle', 'text': ps.identificationModule.officialTitle},
          {'area': 'BriefSummary', 'text': ps.descriptionModule.briefSummary},
-         {'area': 'OrgStudyId', 'text': ps.identificationModule.orgStudyIdInfo.id}],
+         {'area': 'OrgStudyId', 'text': ps.identificationModule.orgStudyIdInfo.id},
+         {'area': 'LeadSponsorName', 'text': ps.sponsorCollaboratorsModule.leadSponsor.name}],
         list_transform(ps.identificationModule.secondaryIdInfos, s -> {'area': 'SecondaryId', 'text': s.id}),
         list_transform(ps.conditionsModule.conditions, c -> {'area': 'Condition', 'text': c}),
         list_transform(ps.conditionsModule.keywords, k -> {'area': 'Keyword', 'text': k}),
@@ -24,7 +25,14 @@ WITH texts AS (
         list_transform(ps.armsInterventionsModule.armGroups,
                        a -> {'area': 'ArmGroupDescription', 'text': a.description}),
         list_transform(ds.interventionBrowseModule.meshes, m -> {'area': 'InterventionMeshTerm', 'text': m.term}),
-        list_transform(ds.interventionBrowseModule.ancestors, m -> {'area': 'InterventionAncestorTerm', 'text': m.term})
+        list_transform(ds.interventionBrowseModule.ancestors,
+                       m -> {'area': 'InterventionAncestorTerm', 'text': m.term}),
+        list_transform(ps.armsInterventionsModule.interventions,
+                       i -> {'area': 'InterventionDescription', 'text': i.description}),
+        list_transform(ps.sponsorCollaboratorsModule.collaborators, c -> {'area': 'CollaboratorName', 'text': c.name}),
+        list_transform(ps.outcomesModule.primaryOutcomes, o -> {'area': 'PrimaryOutcomeMeasure', 'text': o.measure}),
+        list_transform(ps.outcomesModule.secondaryOutcomes,
+                       o -> {'area': 'SecondaryOutcomeMeasure', 'text': o.measure})
     ), recursive := true)
     FROM (SELECT nct_id, content_hash, d.protocolSection AS ps, d.derivedSection AS ds FROM new_versions)
 ),
