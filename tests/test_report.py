@@ -165,8 +165,8 @@ def test_report_as_a_person_sees_it_in_chromium(tmp_path, sample_warehouse):
                            "breast cancer", "--out", str(out)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     seen = seen_in_chromium(out, tmp_path)
-    assert seen["scope_top"] < 200 and "Scope: the 220 trials whose conditions match" in seen["scope"]
-    assert "162 of them are partial records" in seen["scope"]
+    assert seen["scope_top"] < 200 and "Scope: the 241 trials whose conditions match" in seen["scope"]
+    assert "183 of them are partial records" in seen["scope"]
     assert seen["visible_charts"] == 6
     assert seen["basemap_outlines"] > 150 and seen["legend_inside"]
     assert "Trials with a site there" in seen["legend"] and "1 trial" in seen["legend"]

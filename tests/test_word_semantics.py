@@ -185,6 +185,28 @@ def test_a_country_is_found_by_any_of_its_names(m):
     assert found(m, **{"query.locn": "Bost"}) == []
 
 
+def test_a_site_is_found_by_its_facility_and_zip_code_as_locationsearch_finds_it(m, records):
+    # LocationSearch reads a site's facility and ZIP code besides its city, state and country; search's `location`
+    # too. Comma-separated parts are one site's: Mayo Clinic in Rochester, not a Mayo Clinic and a Rochester apart
+    def with_site(test) -> set[str]:
+        return {r["protocolSection"]["identificationModule"]["nctId"] for r in records
+                if any(test(site) for site in r["protocolSection"].get("contactsLocationsModule", {})
+                       .get("locations", []))}
+
+    mayo = with_site(lambda x: "mayo clinic" in (x.get("facility") or "").lower())
+    mayo_rochester = with_site(lambda x: "mayo clinic" in (x.get("facility") or "").lower()
+                               and x.get("city") == "Rochester")
+    zip_code = with_site(lambda x: (x.get("zip") or "").split("-")[0] == "55905")  # ZIP+4 too
+    assert len(mayo_rochester) > 10 and mayo_rochester < mayo and zip_code
+    assert set(found(m, **{"query.locn": "Mayo Clinic"})) == mayo
+    assert set(found(m, **{"query.locn": "Mayo Clinic, Rochester"})) == mayo_rochester
+    assert set(found(m, **{"query.locn": "55905"})) == zip_code
+    assert search_ids(m, location="Mayo Clinic, Rochester") == mayo_rochester
+    assert set(found(m, **{"query.term": "SEARCH[Location](AREA[LocationFacility]Mayo Clinic AND "
+                                         "AREA[LocationCity]Rochester)"})) == mayo_rochester
+    assert set(found(m, **{"filter.advanced": "AREA[LocationZip]55905"})) == zip_code
+
+
 def test_every_recorded_live_answer_is_found_whole(m):
     """Recall 100%: for each recorded live search page (tests/data/pages), every recorded study the sample holds
     is in the served answer to the same request."""
@@ -533,12 +555,12 @@ def test_coverage_asks_for_the_whole_text_its_beginning_or_its_end(m, records):
 
 
 def test_search_location_finds_the_terms_in_one_site(m, records):
-    """SEARCH[Location](...): every part in one site's place, against the records' sites; the same terms over the
-    whole study find more (Boston in one site, France in another)."""
+    """SEARCH[Location](...): every part in one site (its facility, city, state, ZIP code and country), against
+    the records' sites; the same terms over the whole study find more (Boston in one site, France in another)."""
     def sites_holding(*parts: str) -> set[str]:
         return {r["protocolSection"]["identificationModule"]["nctId"] for r in records
-                if any(all(search_norm(p) in search_norm(" , ".join(filter(None, (x.get("city"), x.get("state"),
-                                                                                    x.get("country")))))
+                if any(all(search_norm(p) in search_norm(" , ".join(filter(None, (
+                           x.get("facility"), x.get("city"), x.get("state"), x.get("zip"), x.get("country")))))
                            for p in parts)
                        for x in r["protocolSection"].get("contactsLocationsModule", {}).get("locations", []))}
 
@@ -550,7 +572,7 @@ def test_search_location_finds_the_terms_in_one_site(m, records):
         either
     assert not found(m, **{"query.term": "SEARCH[Location](AREA[LocationCity]Boston AND AREA[LocationCountry]France)"})
     assert found(m, **{"query.term": "AREA[LocationCity]Boston AND AREA[LocationCountry]France"})
-    for refused in ("SEARCH[Location](NOT Boston)", "SEARCH[Location](AREA[LocationFacility]Mayo)",
+    for refused in ("SEARCH[Location](NOT Boston)", "SEARCH[Location](AREA[Condition]Boston)",
                     "SEARCH[Outcome](pain)"):
         with pytest.raises(v2.V2Error, match="SEARCH"):
             found(m, **{"query.term": refused})

@@ -1,8 +1,10 @@
--- places: each distinct site place (city, state, country) of a study version, normalised for the `location`
--- filter of search. Each distinct place is normalised once: cities repeat across studies.
+-- places: each distinct site of a study version (facility, city, state, ZIP code, country: the LocationSearch
+-- area's fields), normalised for query.locn and search's `location` filter, which look for every comma-separated
+-- part of the query in one site ("Mayo Clinic, Rochester", "Boston, MA", "55905"). Each distinct site is
+-- normalised once: sites repeat across studies.
 -- key: nct_id, content_hash, norm
 WITH sites AS (
-    SELECT DISTINCT nct_id, content_hash, concat_ws(' , ', x.city, x.state, x.country) AS place
+    SELECT DISTINCT nct_id, content_hash, concat_ws(' , ', x.facility, x.city, x.state, x.zip, x.country) AS place
     FROM (SELECT nct_id, content_hash, unnest(d.protocolSection.contactsLocationsModule.locations) AS x
           FROM new_versions)
 ),

@@ -77,6 +77,7 @@ DATE_AREAS = ("StartDate", "PrimaryCompletionDate", "CompletionDate", "StudyFirs
 OTHER_AREAS = {"EligibilityCriteria": Context("eligibility"), "LeadSponsorName": Context("lead_sponsor"),
                "LocationCountry": Context("location"), "LocationCity": Context("location"),
                "LocationState": Context("location"), "LocationFacility": Context("location"),
+               "LocationZip": Context("location"),
                "OutcomeMeasure": Context("outcome"), "PrimaryOutcomeMeasure": Context("outcome"),
                "SecondaryOutcomeMeasure": Context("outcome"), "NCTIdAlias": Context("id"),
                "CollaboratorName": Context("sponsor"), "HealthyVolunteers": Context("healthy"),

@@ -182,8 +182,9 @@ class Matcher:
         return self.leaf_table(leaf, phrase=text)
 
     def one_site(self, expression: object) -> str:
-        """SEARCH[Location](...): studies with one site whose place (city, state, country) holds every part of one
-        of the expression's alternatives (its OR of ANDs), each part words, bare or under AREA[LocationCity|...]."""
+        """SEARCH[Location](...): studies with one site (facility, city, state, ZIP code, country) that holds every
+        part of one of the expression's alternatives (its OR of ANDs), each part words, bare or under
+        AREA[LocationCity|...]."""
         found = None
         for parts in _alternatives(expression):
             site = self.leaf_table("location_leaf", phrase=", ".join(parts))
@@ -214,7 +215,8 @@ class Matcher:
         return self.leaf_table("value_leaf", **params)
 
 
-SITE_AREAS = ("LocationCity", "LocationState", "LocationCountry")  # a site's place (sql/normalize/places.sql)
+# a site's fields (sql/normalize/places.sql)
+SITE_AREAS = ("LocationFacility", "LocationCity", "LocationState", "LocationZip", "LocationCountry")
 
 
 def _alternatives(node: object) -> list[list[str]]:
@@ -233,5 +235,5 @@ def _alternatives(node: object) -> list[list[str]]:
         for part in node.parts:
             combined = [left + right for left in combined for right in _alternatives(part)]
         return combined
-    raise V2Error("SEARCH[Location](...) takes a site's place: words, AND, OR and AREA[LocationCity|LocationState|"
-                  "LocationCountry]; not this part")
+    raise V2Error("SEARCH[Location](...) takes a site's place: words, AND, OR and AREA[LocationFacility|"
+                  "LocationCity|LocationState|LocationZip|LocationCountry]; not this part")

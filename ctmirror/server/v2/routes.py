@@ -172,12 +172,13 @@ def search_areas(mirror: Mirror) -> list[dict[str, Any]]:
              for row in mirror.con.execute(read_sql("serve/queries.sql", "search_areas")).fetchall()]
     documents = []
     for name, param, field in SEARCH_DOCUMENTS:
-        parts = [{"pieces": [a["area"]], "weight": float(a["weight"]), "isEnum": False, "isSynonyms": field != "term",
+        parts = [{"pieces": [a["area"]], "weight": float(a["weight"]), "isEnum": False, "isSynonyms": True,
                   "type": "text"} for a in areas if a["field"] == field]
         documents.append({"name": name, "param": param, "parts": parts})
     for name, param, pieces in (("TitleSearch", "titles", ["Acronym", "BriefTitle", "OfficialTitle"]),
-                                ("LocationSearch", "locn", ["LocationCity", "LocationState", "LocationCountry"]),
-                                ("SponsorSearch", "spons", ["LeadSponsorName", "CollaboratorName"]),
+                                ("LocationSearch", "locn", ["LocationFacility", "LocationCity", "LocationState",
+                                                            "LocationZip", "LocationCountry"]),
+                                ("SponsorSearch", "spons", ["LeadSponsorName", "CollaboratorName", "OrgFullName"]),
                                 ("OutcomeSearch", "outc", ["OutcomeMeasure"]),
                                 ("IdSearch", "id", ["NCTId", "NCTIdAlias", "Acronym", "OrgStudyId", "SecondaryId"]),
                                 ("LeadSponsorName", "lead", ["LeadSponsorName"])):
