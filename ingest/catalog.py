@@ -195,7 +195,7 @@ PATCHED_BY_VERSION = ("study_version", "search_word", "version_epoch", "trial_te
 PATCHED_BY_NEW_VERSION = ("trial_detail", "eligibility_text", "study_country", "study_facility")
 NEW_VERSION_INPUTS = ("study_details", "locations")
 PATCHED_BY_STUDY = ("study_number",)
-PATCHED_TEXTS = ("search_text", "search_token", "search_hit", "stopped_hit", "place_norm")
+PATCHED_TEXTS = ("search_text", "search_token", "field_token", "search_hit", "stopped_hit", "place_norm")
 REBUILT_BY_PATCH = {"condition_link": "index/05_condition_link.sql",
                     "intervention_link": "index/05_intervention_link.sql", "nct_alias": "index/12_nct_alias.sql"}
 UNCHANGED_BY_PATCH = ("search_area", "field_mask_score", "term_mask_score", "synonym", "synonym_set")

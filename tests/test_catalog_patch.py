@@ -25,8 +25,8 @@ pytestmark = pytest.mark.slow  # publishes warehouses of its own
 
 # Columns holding search_text's numbers, compared as the texts they number: a patch numbers new texts after the
 # last, a whole build in text order.
-TEXT_COLUMNS = {"search_text": ("text_id",), "search_token": ("text_id",), "search_hit": ("text_id",),
-                "stopped_hit": ("text_id",),
+TEXT_COLUMNS = {"search_text": ("text_id",), "search_token": ("text_id",), "field_token": ("text_id",),
+                "search_hit": ("text_id",), "stopped_hit": ("text_id",),
                 "condition_link": ("text_id", "term_text_id"), "intervention_link": ("text_id", "term_text_id")}
 
 

@@ -12,3 +12,11 @@ FROM (
           FROM (SELECT text_id, string_split(trim(norm), ' ') AS words FROM search_text))
 )
 ORDER BY token, text_id, position;
+-- field_token: search_token's rows of the texts in a condition's or intervention's area (search_hit), which their
+-- phrases read (sql/methods/_matching.sql, field_tokens): a word's texts there, without the free text's long
+-- summaries, outcomes and sponsors, which only BasicSearch (term) reads. A text once there stays (versions are
+-- never dropped).
+CREATE TABLE field_token AS
+SELECT * FROM search_token
+WHERE text_id IN (SELECT text_id FROM search_hit WHERE field IN ('condition', 'intervention'))
+ORDER BY token, text_id, position;

@@ -36,6 +36,12 @@ SELECT phrase FROM search_phrases_many(field_name, [query_norm(q)]);
 -- the phrase's words at consecutive positions (what contains(norm, phrase) would find, read from the narrow
 -- token table alone). A text holding two of the phrases comes twice: every use of these rows merges them (a
 -- DISTINCT here cost every call half a millisecond).
+-- field_tokens(field): the token table a field's phrases read: search_token for the free text (term), field_token
+-- (the texts of the condition's and intervention's areas alone, a fraction of the words) for the others; the
+-- field is a constant, so the choice is made when the call is planned.
+CREATE OR REPLACE MACRO field_tokens(field_name) AS TABLE
+SELECT * FROM query_table(CASE WHEN field_name = 'term' THEN 'search_token' ELSE 'field_token' END);
+
 CREATE OR REPLACE MACRO matched_texts_many(field_name, qs, expand := true) AS TABLE
 WITH words AS (
     SELECT k, phrase, word_count, i, word
@@ -47,7 +53,7 @@ placed AS (
     -- A phrase's word i sits at start + i, one row per word found, so the count of rows is the count of words.
     SELECT w.k, t.text_id
     FROM words AS w
-    JOIN search_token AS t ON t.token = w.word
+    JOIN field_tokens(field_name) AS t ON t.token = w.word
     GROUP BY w.k, w.phrase, w.word_count, t.text_id, t.position - w.i
     HAVING count(*) = w.word_count
 )
@@ -89,7 +95,7 @@ words AS (
 direct AS (  -- a phrase's word i sits at start + i, one row per word found: the count of rows is the count of words
     SELECT w.k, t.text_id, w.learned
     FROM words AS w
-    JOIN search_token AS t ON t.token = w.word
+    JOIN field_tokens(field_name) AS t ON t.token = w.word
     GROUP BY w.k, w.phrase, w.learned, w.word_count, t.text_id, t.position - w.i
     HAVING count(*) = w.word_count
 ),

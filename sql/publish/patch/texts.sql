@@ -26,6 +26,13 @@ SELECT t.token, n.text_id, t.position
 FROM patch.search_token AS t JOIN patch.text_number AS n ON n.patch_id = t.text_id
 WHERE n.is_new
 ORDER BY t.token, n.text_id, t.position;
+-- field_token: the words of the patch's texts in a condition's or intervention's area that were not yet there
+-- (new texts, or known ones only the free text held).
+INSERT INTO field_token
+SELECT t.token, n.text_id, t.position
+FROM patch.field_token AS t JOIN patch.text_number AS n ON n.patch_id = t.text_id
+WHERE n.is_new OR n.text_id NOT IN (SELECT text_id FROM field_token)
+ORDER BY t.token, n.text_id, t.position;
 DELETE FROM search_hit WHERE version_study(version_no) IN (SELECT study_no FROM patch.changed_study);
 INSERT INTO search_hit
 SELECT h.field, n.text_id, h.version_no, h.area_mask
