@@ -182,7 +182,7 @@ def _calls(m: Mirror) -> list[tuple[str, tuple, dict, list[tuple[str, str]]]]:
         taught = [("intervention", drug)]
         calls += [("get_terminated", (drug,), {"date_before": "2021-01-01"}, [*taught, ("condition", drug)]),
                   ("search", (), {"intervention": drug, "sex": "MALE", "page_size": 200}, taught),
-                  ("search", (drug,), {"page_size": 200, "date_before": "2018-01-01"}, [])]
+                  ("search", (drug,), {"page_size": 200, "date_before": "2018-01-01"}, [*taught, ("condition", drug)])]
     return calls
 
 

@@ -384,6 +384,11 @@ def test_query_term_expands_a_drug_or_condition_as_their_own_fields_do(m):
     assert set(found(m, **{"query.term": "Ozempic"})) >= set(found(m, **{"query.intr": "Ozempic"}))
     taught = {row["phrase"]: row["kind"] for row in m.expansions("Keytruda", "term")}
     assert taught["pembrolizumab"] in ("synonym", "other name") and "mk 3475" in taught
+    # search's free text is query.term: the same studies, a quoted phrase contiguous there too
+    for query in ("Keytruda", "heart attack", "breast cancer", '"breast cancer"', "Pfizer"):
+        assert search_ids(m, query=query) == set(found(m, **{"query.term": query})), query
+    assert search_ids(m, query="Keytruda") == search_ids(m, query="pembrolizumab")
+    assert search_ids(m, query='"breast cancer"') < search_ids(m, query="breast cancer")
 
 
 def test_the_built_in_synonym_files_hold_no_ambiguous_or_short_phrase():

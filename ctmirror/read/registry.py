@@ -180,7 +180,9 @@ class TrialRequest(Request):
 
 
 class SearchRequest(Request):
-    query: OptionalText = Field(None, description="Free text: every word must appear.",
+    query: OptionalText = Field(None, description="Free text, as query.term: each word in a title, condition, "
+                                "drug, outcome or sponsor, or a concept it names (a brand: its generic); quoted, "
+                                "a phrase.",
                                 json_schema_extra=_cli(positional=True))
     condition: OptionalText = Field(None, description="Condition filter.")
     intervention: OptionalText = Field(None, description="Drug or treatment filter.")
@@ -337,7 +339,7 @@ CONTRACT = (
            display.search_page, {"condition": "diabetes", "status": "RECRUITING", "page_size": 5}, command="search",
            # the page's place, from the cursor (calls/search_page.sql reads the given arguments)
            extra_columns=(("page_offset", "BIGINT"),),
-           words=("condition", "intervention"), texts=("query", "eligibility_keywords")),
+           words=("query", "condition", "intervention"), texts=("eligibility_keywords",)),
 )
 
 

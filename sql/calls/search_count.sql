@@ -7,4 +7,5 @@ SELECT count(*) AS total FROM search_matches($query, $condition, $intervention, 
                                                            + $given_intervention::INTEGER,
                                              id_list := $nct_ids, near_versions := $near, sort_order := $sort,
                                              relax_condition := $relax_condition,
-                                             relax_intervention := $relax_intervention)
+                                             relax_intervention := $relax_intervention,
+                                             relax_query := $relax_query)

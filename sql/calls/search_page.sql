@@ -10,4 +10,5 @@ SELECT * FROM search_studies_page($query, $condition, $intervention, $status, $l
                                   term_count := $given_query::INTEGER + $given_condition::INTEGER
                                                 + $given_intervention::INTEGER,
                                   id_list := $nct_ids, near_versions := $near, sort_order := $sort,
-                                  relax_condition := $relax_condition, relax_intervention := $relax_intervention)
+                                  relax_condition := $relax_condition, relax_intervention := $relax_intervention,
+                                  relax_query := $relax_query)

@@ -12,11 +12,13 @@ JOIN study_version AS v USING (nct_id, content_hash)
 GROUP BY a.field, t.text_id, v.version_no
 ORDER BY a.field, t.text_id, v.version_no;
 -- field_mask_score, term_mask_score: the score of every combination of a field's areas (the sum of their
--- weights), so a study's score is one lookup of the areas it matched; the empty combination (0) scores 0, so a
--- match that has no areas of one kind (no phrase, no scattered words) is an inner join too, which DuckDB estimates
--- tightly. Two tables, read as one by the macro area_mask_score() (sql/methods/_matching.sql): BasicSearch's 14
--- lanes (`term`) make 16,384 combinations, which in one table with the other fields' shared their row group, so
--- every condition's or drug's lookup scanned them; apart, a lookup of another field skips them by its zone map.
+-- weights, a DECIMAL(18, 2): the sum's own DECIMAL(38, 2) is stored as 128-bit integers, whose decompression took
+-- 7 ms for the term field's 16,384 rows), so a study's score is one lookup of the areas it matched; the empty
+-- combination (0) scores 0, so a match that has no areas of one kind (no phrase, no scattered words) is an inner
+-- join too, which DuckDB estimates tightly. Two tables, read as one by the macro area_mask_score()
+-- (sql/methods/_matching.sql): BasicSearch's 14 lanes (`term`) make 16,384 combinations, which in one table with the
+-- other fields' shared their row group, so every condition's or drug's lookup scanned them; apart, a lookup of
+-- another field skips them by its zone map.
 CREATE OR REPLACE TEMP MACRO mask_scores(field_names) AS TABLE
 WITH field_areas AS (  -- a lane's areas weigh alike (sql/index/01_search_area.sql): the lane counts once
     SELECT field, list(area_id ORDER BY area_id) AS ids, list(weight ORDER BY area_id) AS weights
@@ -29,7 +31,7 @@ SELECT field,
                                                            THEN (1::UINTEGER << (ids[i + 1] - 1))::UINTEGER
                                                            ELSE 0::UINTEGER END))::UINTEGER AS area_mask,
        list_sum(list_transform(range(len(ids)), i -> CASE WHEN (pick >> i) & 1 = 1 THEN weights[i + 1] ELSE 0 END))
-           AS score
+           ::DECIMAL(18, 2) AS score
 FROM subsets
 ORDER BY field, area_mask;
 CREATE TABLE field_mask_score AS FROM mask_scores(['condition', 'intervention']);

@@ -7,8 +7,9 @@
 -- (near_versions)). Ages: the trial's window admits the patient (minimum <= min_age, maximum >= max_age; a missing
 -- bound admits everyone). Sex: a trial for ALL (or not saying) admits both. Every row also carries total_matches,
 -- the number of studies the whole search finds. as_of: the strict cutoff (NULL: the current state). The query,
--- condition, intervention and eligibility texts are normalised (search_norm) by the caller, as
--- sql/methods/_matching.sql says. search_studies(... the first thirteen ...): every match, unpaged. Written so that
+-- condition and intervention texts are normalised by the caller (query_norm), the eligibility keywords too
+-- (search_norm), as sql/methods/_matching.sql says; the query (BasicSearch: `term`) matches as query.term does,
+-- words, phrases and concepts. search_studies(... the first thirteen ...): every match, unpaged. Written so that
 -- a NULL argument's work drops out of the plan: the Python API prepares one plan per set of given arguments with the
 -- absent ones as NULL literals (calls/search_page.sql), and every matcher and filter below is guarded by a test of
 -- its own argument that the planner then folds away. term_count: how many of the three texts are given, when the
@@ -26,10 +27,11 @@ CREATE OR REPLACE MACRO search_matches(text_query, condition_query, intervention
                                        patient_max_age_days, sex_wanted, study_type_wanted, cutoff, as_of,
                                        term_count := NULL, id_list := NULL, near_versions := NULL,
                                        sort_order := NULL, relax_condition := true,
-                                       relax_intervention := true) AS TABLE
+                                       relax_intervention := true, relax_query := true) AS TABLE
 WITH
 hits AS (
-    SELECT version_no, score FROM term_hits(text_query) WHERE text_query IS NOT NULL
+    SELECT version_no, score FROM field_hits_many('term', [text_query], [as_of], relax := relax_query)
+    WHERE text_query IS NOT NULL
     UNION ALL
     SELECT version_no, score FROM field_hits_many('condition', [condition_query], [as_of], relax := relax_condition)
     WHERE condition_query IS NOT NULL
@@ -82,13 +84,14 @@ CREATE OR REPLACE MACRO search_studies_page(text_query, condition_query, interve
                                             patient_max_age_days, sex_wanted, study_type_wanted, cutoff, as_of,
                                             page_limit, page_offset, term_count := NULL, id_list := NULL,
                                             near_versions := NULL, sort_order := NULL, relax_condition := true,
-                                            relax_intervention := true) AS TABLE
+                                            relax_intervention := true, relax_query := true) AS TABLE
 WITH matches AS (
     SELECT * FROM search_matches(text_query, condition_query, intervention_query, status_list, location_query,
                                  phase_list, eligibility_query, patient_min_age_days, patient_max_age_days,
                                  sex_wanted, study_type_wanted, cutoff, as_of, term_count := term_count,
                                  id_list := id_list, near_versions := near_versions, sort_order := sort_order,
-                                 relax_condition := relax_condition, relax_intervention := relax_intervention)
+                                 relax_condition := relax_condition, relax_intervention := relax_intervention,
+                                 relax_query := relax_query)
 ),
 -- Counted apart from the ranking: a count(*) OVER () here once failed inside DuckDB's window operator.
 total AS (SELECT count(*) AS total_matches FROM matches),
@@ -139,7 +142,7 @@ ORDER BY CASE WHEN ends_with(sort_order, ':asc') THEN c.sort_value END ASC NULLS
 CREATE OR REPLACE MACRO search_studies(text_query, condition_query, intervention_query, status_list, location_query,
                                        phase_list, eligibility_query, patient_min_age_days, patient_max_age_days,
                                        sex_wanted, study_type_wanted, cutoff, as_of := NULL) AS TABLE
-SELECT * FROM search_studies_page(search_norm(text_query), query_norm(condition_query), query_norm(intervention_query),
+SELECT * FROM search_studies_page(query_norm(text_query), query_norm(condition_query), query_norm(intervention_query),
                                   status_list, location_query, phase_list, search_norm(eligibility_query),
                                   patient_min_age_days, patient_max_age_days,
                                   sex_wanted, study_type_wanted, cutoff, as_of, NULL, 0);
