@@ -258,6 +258,7 @@ def test_a_wildcard_finds_every_word_it_begins_and_a_boost_reorders_only(m):
             found(m, **{"query.cond": refused})
 
 
+@pytest.mark.slow  # reads every version's stored descriptions
 def test_design_intervention_type_and_description_areas(m):
     def truth(query: str) -> set[str]:
         return set(m.sql(query)["nct_id"].to_list())
@@ -327,10 +328,11 @@ def filed_under(m: Mirror, heading: str, unless_text: str) -> set[str]:
                      {"heading": heading, "text": search_norm(unless_text)})["nct_id"].to_list())
 
 
-@pytest.mark.parametrize(("lay", "heading", "least"), [("heart attack", "Myocardial Infarction", 3),
-                                                       ("high blood pressure", "Hypertension", 30),
-                                                       ("cancer", "Neoplasms", 100),
-                                                       ("COPD", "Pulmonary Disease, Chronic Obstructive", 1)])
+@pytest.mark.parametrize(("lay", "heading", "least"), [
+    ("heart attack", "Myocardial Infarction", 3),
+    pytest.param("high blood pressure", "Hypertension", 30, marks=pytest.mark.slow),
+    pytest.param("cancer", "Neoplasms", 100, marks=pytest.mark.slow),
+    pytest.param("COPD", "Pulmonary Disease, Chronic Obstructive", 1, marks=pytest.mark.slow)])
 def test_a_lay_name_finds_the_studies_filed_under_its_mesh_heading(m, lay, heading, least):
     # sql/data/mesh_entry_terms.csv: the sample has no study holding "heart attack", and three filed under
     # Myocardial Infarction; the live API finds them by the heading's entry terms, on every text surface
@@ -385,7 +387,7 @@ def test_query_term_expands_a_drug_or_condition_as_their_own_fields_do(m):
     taught = {row["phrase"]: row["kind"] for row in m.expansions("Keytruda", "term")}
     assert taught["pembrolizumab"] in ("synonym", "other name") and "mk 3475" in taught
     # search's free text is query.term: the same studies, a quoted phrase contiguous there too
-    for query in ("Keytruda", "heart attack", "breast cancer", '"breast cancer"', "Pfizer"):
+    for query in ("Keytruda", "heart attack", '"breast cancer"'):
         assert search_ids(m, query=query) == set(found(m, **{"query.term": query})), query
     assert search_ids(m, query="Keytruda") == search_ids(m, query="pembrolizumab")
     assert search_ids(m, query='"breast cancer"') < search_ids(m, query="breast cancer")
@@ -483,6 +485,7 @@ def test_query_id_finds_organisation_and_secondary_study_ids(m):
     assert found(m, **{"filter.advanced": "AREA[SecondaryId]2015-001894-41"}) == ["NCT02552212"]
 
 
+@pytest.mark.slow  # sixteen areas, each a v2 search and a search method's pages
 @pytest.mark.parametrize("area", ["Acronym", "BriefSummary", "BriefTitle", "Condition", "InterventionName",
                                   "InterventionOtherName", "Keyword", "OfficialTitle", "NCTId", "LeadSponsorName",
                                   "CollaboratorName", "PrimaryOutcomeMeasure", "SecondaryOutcomeMeasure",
@@ -559,6 +562,7 @@ def test_coverage_asks_for_the_whole_text_its_beginning_or_its_end(m, records):
         found(m, **{"query.term": "COVERAGE[Partly]asthma"})
 
 
+@pytest.mark.slow  # every record's every site, against four searches
 def test_search_location_finds_the_terms_in_one_site(m, records):
     """SEARCH[Location](...): every part in one site (its facility, city, state, ZIP code and country), against
     the records' sites; the same terms over the whole study find more (Boston in one site, France in another)."""
