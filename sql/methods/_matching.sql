@@ -154,16 +154,15 @@ WHERE stopped_only AND h.field = field_name;
 CREATE OR REPLACE MACRO scattered_word_rows_many(field_name, qs, relax := true, within := NULL,
                                                  stopped_only := false) AS TABLE
 WITH queries AS (
-    SELECT k, query AS phrase,
+    SELECT k,
            list_distinct(list_filter(string_split(trim(query), ' '),
                                      w -> w <> '' AND NOT list_contains(stop_words(), w)))[:32] AS words
     FROM (SELECT generate_subscripts(qs, 1) AS k, unnest(qs) AS query)
     WHERE relax AND NOT starts_with(query, '"') AND len(list_filter(string_split(trim(query), ' '), w -> w <> '')) >= 2
 ),
 words AS (
-    SELECT k, phrase, word_count, word
-    FROM (SELECT k, phrase, len(words)::UTINYINT AS word_count, unnest(words) AS word
-          FROM queries WHERE len(words) >= 1)
+    SELECT k, word_count, word
+    FROM (SELECT k, len(words)::UTINYINT AS word_count, unnest(words) AS word FROM queries WHERE len(words) >= 1)
 ),
 term_texts AS (
     SELECT DISTINCT w.k, w.word_count, w.word, t.text_id
