@@ -69,6 +69,10 @@ DERIVED_LEAVES: dict[Path_, tuple[str, str, dict[str, str]]] = {
         "eligibilities", "aact_std_ages(child, adult, older_adult)",
         {"child": "BOOLEAN", "adult": "BOOLEAN", "older_adult": "BOOLEAN"}),
     ("hasResults",): ("calculated_values", "were_results_reported", {"were_results_reported": "BOOLEAN"}),
+    ("protocolSection", "designModule", "designInfo", "maskingInfo", "whoMasked"): (
+        "designs", "aact_who_masked(subject_masked, caregiver_masked, investigator_masked, outcomes_assessor_masked)",
+        {"subject_masked": "BOOLEAN", "caregiver_masked": "BOOLEAN", "investigator_masked": "BOOLEAN",
+         "outcomes_assessor_masked": "BOOLEAN"}),
 }
 # Lists inside list elements that AACT keeps as link rows: (element root, member) → the link table's view
 # in sql/aact/links.sql, keyed by the element's AACT id.

@@ -64,9 +64,13 @@ def check_segments(segments: list) -> None:
             missing = [f"studies.{c}" for c in STUDIES_COLUMNS_SINCE if c not in columns]
         if segment.meta.get("word_boundaries", 1) < WORD_BOUNDARIES:
             missing.append("search texts split at every Unicode word boundary, possessives joined to their words")
-        if segment.meta.get("search_term_areas", 1) < SEARCH_TERM_AREAS:
+        areas = segment.meta.get("search_term_areas", 1)
+        if areas < 2:
             missing.append("search texts of the lead sponsor, collaborators, outcome measures and intervention "
                            "descriptions, and of the sites' facilities and ZIP codes")
+        if areas < SEARCH_TERM_AREAS:
+            missing.append("search texts of the enumerations (intervention and arm group types, phases, age groups, "
+                           "the design's), officials, central contacts and responsible party")
         if missing:
             raise WarehouseError(
                 f"segment {segment.segment_id} was written by an older ctmirror: it has no {', '.join(missing)}",

@@ -104,10 +104,19 @@ def test_segments_without_basicsearchs_sponsor_and_outcome_texts_ask_for_a_rebui
     intervention descriptions (no search_term_areas, before 2026-11-30) is refused by name; the rebuild adds them."""
     wh = rebuilt_after_refusal(tmp_path, records, "search_term_areas", None,
                                "lead sponsor, collaborators, outcome measures")
-    assert json.loads((wh.segments()[0].path / "segment.json").read_text())["search_term_areas"] == 2
+    assert json.loads((wh.segments()[0].path / "segment.json").read_text())["search_term_areas"] == 3
     with Mirror(wh.root) as m:
         assert m.sql("SELECT count(*) FROM search_terms WHERE area = 'LeadSponsorName'").item() == \
             m.sql("SELECT count(lead_sponsor) FROM studies").item() > 0
+
+
+def test_segments_without_the_enumerations_words_ask_for_a_rebuild(tmp_path, records):
+    """A segment normalised before search_terms held the enumerations' words, officials and contacts
+    (search_term_areas 2) is refused by name; the rebuild adds them."""
+    wh = rebuilt_after_refusal(tmp_path, records, "search_term_areas", 2, "enumerations")
+    with Mirror(wh.root) as m:
+        assert m.sql("SELECT count(DISTINCT nct_id) FROM search_terms WHERE area = 'StudyType'").item() == \
+            m.sql("SELECT count(study_type) FROM studies").item() > 0
 
 
 def test_segments_without_the_submission_dates_ask_for_a_rebuild(tmp_path, records):

@@ -440,7 +440,8 @@ def test_query_intr_and_query_term_look_in_their_documented_areas(m):
                    .fetchall())
     assert weights == {"InterventionName": 0.95, "InterventionOtherName": 0.75, "BriefTitle": 0.65,
                        "OfficialTitle": 0.6, "ArmGroupLabel": 0.5, "InterventionMeshTerm": 0.5, "Keyword": 0.5,
-                       "InterventionAncestorTerm": 0.4, "ArmGroupDescription": 0.4}
+                       "InterventionAncestorTerm": 0.4, "ArmGroupDescription": 0.4, "InterventionDescription": 0.4,
+                       "InterventionType": 0.85, "ArmGroupType": 0.85}
 
 
 def test_spelling_twins_are_normalised_and_name_each_other(m):
@@ -511,11 +512,19 @@ def test_basicsearch_areas_weigh_as_published_and_a_shared_lane_weighs_alike(m):
                        "PrimaryOutcomeMeasure": 0.6, "BriefSummary": 0.6, "ArmGroupLabel": 0.5,
                        "SecondaryOutcomeMeasure": 0.5, "InterventionDescription": 0.45, "ArmGroupDescription": 0.45,
                        "LeadSponsorName": 0.4, "ConditionMeshTerm": 0.3, "InterventionMeshTerm": 0.3,
-                       "ConditionAncestorTerm": 0.25, "InterventionAncestorTerm": 0.25, "CollaboratorName": 0.25}
+                       "ConditionAncestorTerm": 0.25, "InterventionAncestorTerm": 0.25, "CollaboratorName": 0.25,
+                       "Phase": 0.65, "StdAge": 0.65, "InterventionType": 0.35, "ArmGroupType": 0.35,
+                       **dict.fromkeys(("BioSpecDescription", "ResponsiblePartyInvestigatorFullName",
+                                        "ResponsiblePartyInvestigatorTitle", "ResponsiblePartyInvestigatorAffiliation",
+                                        "ResponsiblePartyOldNameTitle", "ResponsiblePartyOldOrganization",
+                                        "OverallOfficialAffiliation", "OverallOfficialRole", "OverallOfficialName",
+                                        "CentralContactName", "DesignAllocation", "DesignInterventionModel",
+                                        "DesignMasking", "DesignWhoMasked", "DesignObservationalModel",
+                                        "DesignPrimaryPurpose", "DesignTimePerspective", "StudyType"), 0.3)}
     lanes = m.con.execute("SELECT field, area_id, list(DISTINCT weight), list(area ORDER BY area) FROM search_area "
                           "GROUP BY ALL").fetchall()
     assert all(len(w) == 1 for _, _, w, _ in lanes)
-    assert max(area_id for _, area_id, _, _ in lanes) < 16
+    assert max(area_id for _, area_id, _, _ in lanes) <= 16
     # an area AREA[...] reads from the term field keeps a bit of its own
     own = {areas[0] for field, _, _, areas in lanes if field == "term" and len(areas) == 1}
     assert {"NCTId", "Acronym", "BriefTitle", "OfficialTitle", "BriefSummary"} <= own
@@ -538,6 +547,88 @@ def test_query_term_finds_a_sponsor_an_outcome_and_an_intervention_description(m
                             WHERE o.measure ILIKE '%overall survival%' AND c.condition ILIKE '%breast cancer%'""")
                    ["nct_id"].to_list())
     assert survival and survival <= set(found(m, **{"query.term": "overall survival breast cancer"}))
+
+
+def _ids_where(records, test) -> set[str]:
+    return {r["protocolSection"]["identificationModule"]["nctId"] for r in records if test(r["protocolSection"])}
+
+
+def _words_in(texts) -> set[str]:
+    return set(" ".join(search_norm(t) for t in texts if t).split())
+
+
+def _intervention_texts(ps: dict) -> list[str]:
+    """What InterventionSearch held before its descriptions and types: names, other names, titles, arm groups,
+    keywords (the MeSH terms are the derived section's: the callers check them apart)."""
+    arms = ps.get("armsInterventionsModule", {})
+    ident = ps["identificationModule"]
+    return [ident.get("briefTitle"), ident.get("officialTitle"), *ps.get("conditionsModule", {}).get("keywords", []),
+            *(i.get("name") for i in arms.get("interventions", [])),
+            *(o for i in arms.get("interventions", []) for o in i.get("otherNames", [])),
+            *(a.get(k) for a in arms.get("armGroups", []) for k in ("label", "description"))]
+
+
+def test_query_intr_finds_an_intervention_by_its_description_type_and_arm_type(m, records):
+    # InterventionSearch holds the interventions' descriptions (0.4), their types and the arm groups' types (0.85,
+    # by the words the registry displays: "Placebo Comparator", "Radiation"), as the registry publishes it
+    by_id = {r["protocolSection"]["identificationModule"]["nctId"]: r for r in records}
+    placebo_arm = _ids_where(records, lambda ps: any(
+        a.get("type") == "PLACEBO_COMPARATOR" for a in ps.get("armsInterventionsModule", {}).get("armGroups", [])))
+    silent = {n for n in placebo_arm if "placebo" not in _words_in(_intervention_texts(by_id[n]["protocolSection"]))}
+    assert len(silent) >= 10  # placebo arms whose texts never say "placebo"
+    assert placebo_arm <= set(found(m, **{"query.intr": "placebo"}))
+    assert placebo_arm <= search_ids(m, intervention="placebo comparator")
+    radiation = _ids_where(records, lambda ps: any(
+        i.get("type") == "RADIATION" for i in ps.get("armsInterventionsModule", {}).get("interventions", [])))
+    assert any("radiation" not in _words_in(_intervention_texts(by_id[n]["protocolSection"])) for n in radiation)
+    assert radiation <= set(found(m, **{"query.intr": "radiation"}))
+    # a drug named in an intervention's description alone: NCT IDs where the description names it and nothing
+    # else of InterventionSearch does (the MeSH terms either)
+    described = m.sql("""
+        SELECT t.nct_id, any_value(t.norm) AS norm FROM search_terms AS t
+        WHERE t.area = 'InterventionDescription' AND contains(t.norm, ' prednisone ') AND NOT EXISTS (
+            SELECT 1 FROM search_terms AS u WHERE u.nct_id = t.nct_id AND u.area <> 'InterventionDescription'
+            AND u.area IN (SELECT area FROM search_area WHERE field = 'intervention')
+            AND contains(u.norm, ' prednisone '))
+        GROUP BY ALL ORDER BY 1""").rows()
+    assert described
+    for nct_id, _ in described:
+        assert "prednisone" not in _words_in(_intervention_texts(by_id[nct_id]["protocolSection"]))
+        assert nct_id in found(m, **{"query.intr": "prednisone"})
+        assert nct_id in search_ids(m, intervention="prednisone")
+    # AREA[InterventionType] still reads the enumeration itself
+    assert set(found(m, **{"query.intr": "AREA[InterventionType]RADIATION"})) == radiation
+
+
+def test_query_term_finds_the_enumerations_officials_and_contacts(m, records):
+    # BasicSearch holds the phases and age groups (0.65), the intervention and arm group types (0.35), the
+    # design's enumerations, the officials, central contacts and responsible party (0.3)
+    phase3 = _ids_where(records, lambda ps: "PHASE3" in ps.get("designModule", {}).get("phases", []))
+    def titles(ps: dict) -> str:
+        return search_norm(" ".join(filter(None, (ps["identificationModule"].get(k)
+                                                  for k in ("briefTitle", "officialTitle")))))
+
+    titled = _ids_where(records, lambda ps: " phase 3 " in titles(ps) or " phase iii " in titles(ps))
+    assert len(phase3 - titled) > 50  # phase 3 studies whose titles do not say so
+    assert phase3 <= set(found(m, **{"query.term": '"phase 3"'}))
+    crossover = _ids_where(records, lambda ps: ps.get("designModule", {}).get("designInfo", {})
+                           .get("interventionModel") == "CROSSOVER")
+    assert crossover and crossover <= set(found(m, **{"query.term": "crossover assignment"}))
+    older = _ids_where(records, lambda ps: "OLDER_ADULT" in ps.get("eligibilityModule", {}).get("stdAges", []))
+    assert older <= search_ids(m, query="older adult")
+    officials = [(r["protocolSection"]["identificationModule"]["nctId"], o["name"]) for r in records
+                 for o in r["protocolSection"].get("contactsLocationsModule", {}).get("overallOfficials", [])
+                 if len(o.get("name", "")) > 15][:5]
+    assert len(officials) == 5
+    for nct_id, name in officials:
+        assert nct_id in found(m, **{"query.term": f'"{name}"'}), name
+    # /studies/search-areas says which areas are enumerations, by their enum types
+    from ctmirror.server.v2.routes import search_areas
+    parts = {p["pieces"][0]: p for d in search_areas(m)[0]["areas"] if d["name"] == "InterventionSearch"
+             for p in d["parts"]}
+    assert parts["ArmGroupType"] == {"pieces": ["ArmGroupType"], "weight": 0.85, "isEnum": True,
+                                     "isSynonyms": False, "type": "ArmGroupType"}
+    assert parts["InterventionDescription"]["type"] == "markup" and not parts["InterventionName"]["isEnum"]
 
 
 def test_coverage_asks_for_the_whole_text_its_beginning_or_its_end(m, records):

@@ -17,6 +17,14 @@ CREATE OR REPLACE MACRO aact_std_ages(child, adult, older_adult) AS
                        CASE WHEN adult THEN ['ADULT'] ELSE [] END,
                        CASE WHEN older_adult THEN ['OLDER_ADULT'] ELSE [] END), []);
 
+-- aact_who_masked: designs' subject / caregiver / investigator / outcomes assessor flags as v2's whoMasked, in
+-- v2's order.
+CREATE OR REPLACE MACRO aact_who_masked(subject, caregiver, investigator, assessor) AS
+    nullif(list_concat(CASE WHEN subject THEN ['PARTICIPANT'] ELSE [] END,
+                       CASE WHEN caregiver THEN ['CARE_PROVIDER'] ELSE [] END,
+                       CASE WHEN investigator THEN ['INVESTIGATOR'] ELSE [] END,
+                       CASE WHEN assessor THEN ['OUTCOMES_ASSESSOR'] ELSE [] END), []);
+
 -- aact_enum: an enumeration value as v2 spells it. Dumps since AACT moved to the v2 API hold v2's codes
 -- ("ACTIVE_NOT_RECRUITING"), which pass unchanged; older monthly archives, the past states a backtest wants, spell
 -- them for display ("Active, not recruiting", "Dietary Supplement", "Anticipated"), and become the same codes.

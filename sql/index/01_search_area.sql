@@ -1,13 +1,13 @@
 -- search_area: each search area of each field, with its weight: the v2 API's documented areas and weights of
 -- ConditionSearch (query.cond: `condition`), InterventionSearch (query.intr: `intervention`) and BasicSearch
--- (query.term: `term`, search's free text), for the areas held as text in the index: not the intervention and arm
--- group types for interventions (enumerations: AREA[InterventionType] reads them), nor BasicSearch's outcome
--- descriptions, sites, contacts and design enumerations. The organisation's and secondary study IDs are not here
--- either: study_identifier holds them (13_study_identifier.sql). area_id numbers a field's lanes from 1 (bit
--- area_id - 1 of its masks): fewer than 16 a field, the bits sql/methods/_matching.sql's packed_areas gives each
--- way of matching. An area is its own lane but where BasicSearch's areas of one weight share one (lane): those
--- that no AREA[...] reads from the term field (their AREA[...] reads the condition's or intervention's field, or
--- the records), so BasicSearch's 20 areas take 14 bits.
+-- (query.term: `term`, search's free text), for the areas held as text in the index. Enumerations (intervention
+-- and arm group types, phases, age groups, the design's) are texts of the words the registry displays them with
+-- (enum_search_text). Not here: BasicSearch's outcome descriptions, results' outcome titles, sites and their
+-- contacts (LocationSearch reads sites: places.sql), and the organisation's and secondary study IDs, which
+-- study_identifier holds (13_study_identifier.sql). area_id numbers a field's lanes from 1 (bit area_id - 1 of its
+-- masks): at most 16 a field, the bits sql/methods/_matching.sql's packed_areas gives each way of matching. An
+-- area is its own lane but where areas of one weight share one (lane): those that no AREA[...] reads from the
+-- field (their AREA[...] reads another field, or the records), so BasicSearch's 40 areas take 16 bits.
 CREATE TABLE search_area AS
 SELECT dense_rank() OVER (PARTITION BY field ORDER BY coalesce(lane, area))::UTINYINT AS area_id, area, field, weight
 FROM (VALUES
@@ -19,7 +19,9 @@ FROM (VALUES
     ('BriefTitle', 'intervention', 0.65, NULL), ('OfficialTitle', 'intervention', 0.6, NULL),
     ('ArmGroupLabel', 'intervention', 0.5, NULL), ('InterventionMeshTerm', 'intervention', 0.5, NULL),
     ('Keyword', 'intervention', 0.5, NULL), ('InterventionAncestorTerm', 'intervention', 0.4, NULL),
-    ('ArmGroupDescription', 'intervention', 0.4, NULL),
+    ('ArmGroupDescription', 'intervention', 0.4, NULL), ('InterventionDescription', 'intervention', 0.4, NULL),
+    ('InterventionType', 'intervention', 0.85, 'InterventionType'),
+    ('ArmGroupType', 'intervention', 0.85, 'InterventionType'),
     ('NCTId', 'term', 1.0, NULL), ('Acronym', 'term', 1.0, NULL), ('BriefTitle', 'term', 0.89, NULL),
     ('OfficialTitle', 'term', 0.85, NULL), ('Condition', 'term', 0.81, NULL), ('InterventionName', 'term', 0.8, NULL),
     ('InterventionOtherName', 'term', 0.75, NULL), ('BriefSummary', 'term', 0.6, NULL),
@@ -30,5 +32,19 @@ FROM (VALUES
     ('LeadSponsorName', 'term', 0.4, NULL),
     ('ConditionMeshTerm', 'term', 0.3, 'MeshTerm'), ('InterventionMeshTerm', 'term', 0.3, 'MeshTerm'),
     ('ConditionAncestorTerm', 'term', 0.25, 'AncestorTerm'), ('InterventionAncestorTerm', 'term', 0.25, 'AncestorTerm'),
-    ('CollaboratorName', 'term', 0.25, 'AncestorTerm')
+    ('CollaboratorName', 'term', 0.25, 'AncestorTerm'),
+    ('Phase', 'term', 0.65, 'Phase'), ('StdAge', 'term', 0.65, 'Phase'),
+    ('InterventionType', 'term', 0.35, 'InterventionType'), ('ArmGroupType', 'term', 0.35, 'InterventionType'),
+    ('BioSpecDescription', 'term', 0.3, 'MeshTerm'),
+    ('ResponsiblePartyInvestigatorFullName', 'term', 0.3, 'MeshTerm'),
+    ('ResponsiblePartyInvestigatorTitle', 'term', 0.3, 'MeshTerm'),
+    ('ResponsiblePartyInvestigatorAffiliation', 'term', 0.3, 'MeshTerm'),
+    ('ResponsiblePartyOldNameTitle', 'term', 0.3, 'MeshTerm'),
+    ('ResponsiblePartyOldOrganization', 'term', 0.3, 'MeshTerm'),
+    ('OverallOfficialAffiliation', 'term', 0.3, 'MeshTerm'), ('OverallOfficialRole', 'term', 0.3, 'MeshTerm'),
+    ('OverallOfficialName', 'term', 0.3, 'MeshTerm'), ('CentralContactName', 'term', 0.3, 'MeshTerm'),
+    ('DesignAllocation', 'term', 0.3, 'MeshTerm'), ('DesignInterventionModel', 'term', 0.3, 'MeshTerm'),
+    ('DesignMasking', 'term', 0.3, 'MeshTerm'), ('DesignWhoMasked', 'term', 0.3, 'MeshTerm'),
+    ('DesignObservationalModel', 'term', 0.3, 'MeshTerm'), ('DesignPrimaryPurpose', 'term', 0.3, 'MeshTerm'),
+    ('DesignTimePerspective', 'term', 0.3, 'MeshTerm'), ('StudyType', 'term', 0.3, 'MeshTerm')
 ) AS t(area, field, weight, lane);

@@ -13,10 +13,10 @@ GROUP BY a.field, t.text_id, v.version_no
 ORDER BY a.field, t.text_id, v.version_no;
 -- field_mask_score, term_mask_score: the score of every combination of a field's areas (the sum of their
 -- weights, a DECIMAL(18, 2): the sum's own DECIMAL(38, 2) is stored as 128-bit integers, whose decompression took
--- 7 ms for the term field's 16,384 rows), so a study's score is one lookup of the areas it matched; the empty
--- combination (0) scores 0, so a match that has no areas of one kind (no phrase, no scattered words) is an inner
--- join too, which DuckDB estimates tightly. Two tables, read as one by the macro area_mask_score()
--- (sql/methods/_matching.sql): BasicSearch's 14 lanes (`term`) make 16,384 combinations, which in one table with the
+-- 7 ms for the term field's 16,384 rows of 14 lanes then), so a study's score is one lookup of the areas it
+-- matched; the empty combination (0) scores 0, so a match that has no areas of one kind (no phrase, no scattered
+-- words) is an inner join too, which DuckDB estimates tightly. Two tables, read as one by the macro area_mask_score()
+-- (sql/methods/_matching.sql): BasicSearch's 16 lanes (`term`) make 65,536 combinations, which in one table with the
 -- other fields' shared their row group, so every condition's or drug's lookup scanned them; apart, a lookup of
 -- another field skips them by its zone map.
 CREATE OR REPLACE TEMP MACRO mask_scores(field_names) AS TABLE

@@ -32,9 +32,42 @@ WITH texts AS (
         list_transform(ps.sponsorCollaboratorsModule.collaborators, c -> {'area': 'CollaboratorName', 'text': c.name}),
         list_transform(ps.outcomesModule.primaryOutcomes, o -> {'area': 'PrimaryOutcomeMeasure', 'text': o.measure}),
         list_transform(ps.outcomesModule.secondaryOutcomes,
-                       o -> {'area': 'SecondaryOutcomeMeasure', 'text': o.measure})
+                       o -> {'area': 'SecondaryOutcomeMeasure', 'text': o.measure}),
+        [{'area': 'BioSpecDescription', 'text': ps.designModule.bioSpec.description},
+         {'area': 'ResponsiblePartyInvestigatorFullName', 'text': rp.investigatorFullName},
+         {'area': 'ResponsiblePartyInvestigatorTitle', 'text': rp.investigatorTitle},
+         {'area': 'ResponsiblePartyInvestigatorAffiliation', 'text': rp.investigatorAffiliation},
+         {'area': 'ResponsiblePartyOldNameTitle', 'text': rp.oldNameTitle},
+         {'area': 'ResponsiblePartyOldOrganization', 'text': rp.oldOrganization}],
+        list_transform(ps.contactsLocationsModule.overallOfficials,
+                       o -> {'area': 'OverallOfficialName', 'text': o.name}),
+        list_transform(ps.contactsLocationsModule.overallOfficials,
+                       o -> {'area': 'OverallOfficialAffiliation', 'text': o.affiliation}),
+        list_transform(ps.contactsLocationsModule.centralContacts,
+                       c -> {'area': 'CentralContactName', 'text': c.name}),
+        -- enumerations, by the words the registry displays them with (enum_search_text)
+        list_transform(ps.contactsLocationsModule.overallOfficials,
+                       o -> {'area': 'OverallOfficialRole', 'text': enum_search_text('OverallOfficialRole', o.role)}),
+        list_transform(ps.armsInterventionsModule.interventions,
+                       i -> {'area': 'InterventionType', 'text': enum_search_text('InterventionType', i.type)}),
+        list_transform(ps.armsInterventionsModule.armGroups,
+                       a -> {'area': 'ArmGroupType', 'text': enum_search_text('ArmGroupType', a.type)}),
+        list_transform(ps.designModule.phases, v -> {'area': 'Phase', 'text': enum_search_text('Phase', v)}),
+        list_transform(ps.eligibilityModule.stdAges, v -> {'area': 'StdAge', 'text': enum_search_text('StdAge', v)}),
+        list_transform(ps.designModule.designInfo.maskingInfo.whoMasked,
+                       v -> {'area': 'DesignWhoMasked', 'text': enum_search_text('DesignWhoMasked', v)}),
+        list_transform([['StudyType', ps.designModule.studyType],
+                        ['DesignAllocation', ps.designModule.designInfo.allocation],
+                        ['DesignInterventionModel', ps.designModule.designInfo.interventionModel],
+                        ['DesignMasking', ps.designModule.designInfo.maskingInfo.masking],
+                        ['DesignObservationalModel', ps.designModule.designInfo.observationalModel],
+                        ['DesignPrimaryPurpose', ps.designModule.designInfo.primaryPurpose],
+                        ['DesignTimePerspective', ps.designModule.designInfo.timePerspective]],
+                       e -> {'area': e[1], 'text': enum_search_text(e[1], e[2])})
     ), recursive := true)
-    FROM (SELECT nct_id, content_hash, d.protocolSection AS ps, d.derivedSection AS ds FROM new_versions)
+    FROM (SELECT nct_id, content_hash, d.protocolSection AS ps, d.derivedSection AS ds,
+                 d.protocolSection.sponsorCollaboratorsModule.responsibleParty AS rp
+          FROM new_versions)
 ),
 -- Each distinct text is normalised once: MeSH terms, ancestors and common conditions repeat across studies.
 normalised AS (

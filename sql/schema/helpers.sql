@@ -34,6 +34,18 @@ CREATE OR REPLACE MACRO phase_rank(phases) AS
 CREATE OR REPLACE MACRO intervention_type_label(t) AS
     array_to_string(list_transform(string_split(lower(t), '_'), w -> upper(w[1]) || w[2:]), ' ');
 
+-- enum_search_text(area, value): the words an enumeration's value is searched by, as the registry displays it
+-- ('PLACEBO_COMPARATOR' → 'Placebo Comparator', 'PHASE2' → 'Phase 2', 'PARALLEL' → 'Parallel Assignment', masking
+-- 'NONE' → 'None (Open Label)'): Essie's enum areas (InterventionType, ArmGroupType, Phase, StdAge, the design's) are
+-- found by these words.
+CREATE OR REPLACE MACRO enum_search_text(area, value) AS
+    CASE WHEN area = 'Phase' THEN phase_label(value)
+         WHEN value = 'NA' THEN 'N/A'
+         WHEN area = 'DesignMasking' AND value = 'NONE' THEN 'None (Open Label)'
+         WHEN area = 'DesignPrimaryPurpose' AND value = 'ECT' THEN 'Educational/Counseling/Training'
+         WHEN area = 'DesignInterventionModel' THEN intervention_type_label(value) || ' Assignment'
+         ELSE intervention_type_label(value) END;
+
 -- age_days(s): an eligibility age ('18 Years', '6 Months', '2 Weeks', '3 Days', '12 Hours') in whole days.
 CREATE OR REPLACE MACRO age_days(s) AS
     CASE

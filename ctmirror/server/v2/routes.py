@@ -164,6 +164,24 @@ def size_stats(mirror: Mirror) -> dict[str, Any]:
 
 SEARCH_DOCUMENTS = (("ConditionSearch", "cond", "condition"), ("InterventionSearch", "intr", "intervention"),
                     ("BasicSearch", "term", "term"))
+# The enumerations among the index's areas, by the name of their enum type (the search-areas listing's `type`);
+# the markup areas; the rest are text (NCTId: nct).
+ENUM_AREA_TYPES = {"InterventionType": "InterventionType", "ArmGroupType": "ArmGroupType", "Phase": "Phase",
+                   "StdAge": "StandardAge", "StudyType": "StudyType", "DesignAllocation": "DesignAllocation",
+                   "DesignInterventionModel": "InterventionalAssignment", "DesignMasking": "DesignMasking",
+                   "DesignWhoMasked": "WhoMasked", "DesignObservationalModel": "ObservationalModel",
+                   "DesignPrimaryPurpose": "PrimaryPurpose", "DesignTimePerspective": "DesignTimePerspective",
+                   "OverallOfficialRole": "OfficialRole"}
+MARKUP_AREAS = ("BriefSummary", "ArmGroupDescription", "InterventionDescription", "BioSpecDescription")
+NO_SYNONYM_AREAS = ("NCTId", "LeadSponsorName", "CollaboratorName", "OverallOfficialAffiliation",
+                    "OverallOfficialName", "CentralContactName")
+
+
+def _search_part(area: str, weight: float) -> dict[str, Any]:
+    kind = ENUM_AREA_TYPES.get(area)
+    return {"pieces": [area], "weight": weight, "isEnum": kind is not None,
+            "isSynonyms": kind is None and area not in NO_SYNONYM_AREAS,
+            "type": kind or ("markup" if area in MARKUP_AREAS else "nct" if area == "NCTId" else "text")}
 
 
 def search_areas(mirror: Mirror) -> list[dict[str, Any]]:
@@ -172,8 +190,7 @@ def search_areas(mirror: Mirror) -> list[dict[str, Any]]:
              for row in mirror.con.execute(read_sql("serve/queries.sql", "search_areas")).fetchall()]
     documents = []
     for name, param, field in SEARCH_DOCUMENTS:
-        parts = [{"pieces": [a["area"]], "weight": float(a["weight"]), "isEnum": False, "isSynonyms": True,
-                  "type": "text"} for a in areas if a["field"] == field]
+        parts = [_search_part(a["area"], float(a["weight"])) for a in areas if a["field"] == field]
         documents.append({"name": name, "param": param, "parts": parts})
     for name, param, pieces in (("TitleSearch", "titles", ["Acronym", "BriefTitle", "OfficialTitle"]),
                                 ("LocationSearch", "locn", ["LocationFacility", "LocationCity", "LocationState",
