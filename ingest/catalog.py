@@ -198,7 +198,8 @@ PATCHED_BY_STUDY = ("study_number",)
 PATCHED_TEXTS = ("search_text", "search_token", "field_token", "search_hit", "stopped_hit", "place_norm")
 REBUILT_BY_PATCH = {"condition_link": "index/05_condition_link.sql",
                     "intervention_link": "index/05_intervention_link.sql", "nct_alias": "index/12_nct_alias.sql"}
-UNCHANGED_BY_PATCH = ("search_area", "field_mask_score", "term_mask_score", "synonym", "synonym_set")
+UNCHANGED_BY_PATCH = ("search_area", "condition_mask_score", "intervention_mask_score", "term_mask_score", "synonym",
+                      "synonym_set")
 # The inputs the index's files read most, whose changed studies' rows a patch copies once rather than have every
 # file that reads them scan all their rows again.
 COPIED_FOR_PATCH = ("studies", "current_version", *(f"all_{t}" for t in VERSIONED_INDEX_INPUTS))

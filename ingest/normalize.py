@@ -57,9 +57,8 @@ UNREPEATED_TEXTS = ("study_versions",)
 WORD_BOUNDARIES = 3
 # Which areas search_terms and places hold, recorded in each segment: 2 adds BasicSearch's lead sponsor,
 # collaborators, primary and secondary outcome measures and intervention descriptions, and the sites' facilities
-# and ZIP codes; 3 the enumerations' words (intervention and arm group types, phases, age groups, the design's),
-# the officials, central contacts, responsible party and biospecimen description (2026-11-30); a segment of an
-# older set is renormalised, so every study is found by them alike.
+# and ZIP codes; 3 the enumerations' words (intervention and arm group types, phases, age groups, study type, the
+# design's) (2026-11-30); a segment of an older set is renormalised, so every study is found by them alike.
 SEARCH_TERM_AREAS = 3
 SLOWEST_TABLES = ("study_versions", "search_terms", "condition_links", "study_details", "places", "studies")
 

@@ -70,7 +70,7 @@ def check_segments(segments: list) -> None:
                            "descriptions, and of the sites' facilities and ZIP codes")
         if areas < SEARCH_TERM_AREAS:
             missing.append("search texts of the enumerations (intervention and arm group types, phases, age groups, "
-                           "the design's), officials, central contacts and responsible party")
+                           "study type, the design's)")
         if missing:
             raise WarehouseError(
                 f"segment {segment.segment_id} was written by an older ctmirror: it has no {', '.join(missing)}",

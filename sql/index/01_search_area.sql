@@ -2,12 +2,12 @@
 -- ConditionSearch (query.cond: `condition`), InterventionSearch (query.intr: `intervention`) and BasicSearch
 -- (query.term: `term`, search's free text), for the areas held as text in the index. Enumerations (intervention
 -- and arm group types, phases, age groups, the design's) are texts of the words the registry displays them with
--- (enum_search_text). Not here: BasicSearch's outcome descriptions, results' outcome titles, sites and their
--- contacts (LocationSearch reads sites: places.sql), and the organisation's and secondary study IDs, which
--- study_identifier holds (13_study_identifier.sql). area_id numbers a field's lanes from 1 (bit area_id - 1 of its
+-- (enum_search_text). Not here: BasicSearch's outcome descriptions, results' outcome titles, biospecimen
+-- description, officials, contacts, responsible party and sites (LocationSearch reads sites: places.sql), and the
+-- organisation's and secondary study IDs, which study_identifier holds (13_study_identifier.sql). area_id numbers a field's lanes from 1 (bit area_id - 1 of its
 -- masks): at most 16 a field, the bits sql/methods/_matching.sql's packed_areas gives each way of matching. An
 -- area is its own lane but where areas of one weight share one (lane): those that no AREA[...] reads from the
--- field (their AREA[...] reads another field, or the records), so BasicSearch's 40 areas take 16 bits.
+-- field (their AREA[...] reads another field, or the records), so BasicSearch's 30 areas take 16 bits.
 CREATE TABLE search_area AS
 SELECT dense_rank() OVER (PARTITION BY field ORDER BY coalesce(lane, area))::UTINYINT AS area_id, area, field, weight
 FROM (VALUES
@@ -35,14 +35,6 @@ FROM (VALUES
     ('CollaboratorName', 'term', 0.25, 'AncestorTerm'),
     ('Phase', 'term', 0.65, 'Phase'), ('StdAge', 'term', 0.65, 'Phase'),
     ('InterventionType', 'term', 0.35, 'InterventionType'), ('ArmGroupType', 'term', 0.35, 'InterventionType'),
-    ('BioSpecDescription', 'term', 0.3, 'MeshTerm'),
-    ('ResponsiblePartyInvestigatorFullName', 'term', 0.3, 'MeshTerm'),
-    ('ResponsiblePartyInvestigatorTitle', 'term', 0.3, 'MeshTerm'),
-    ('ResponsiblePartyInvestigatorAffiliation', 'term', 0.3, 'MeshTerm'),
-    ('ResponsiblePartyOldNameTitle', 'term', 0.3, 'MeshTerm'),
-    ('ResponsiblePartyOldOrganization', 'term', 0.3, 'MeshTerm'),
-    ('OverallOfficialAffiliation', 'term', 0.3, 'MeshTerm'), ('OverallOfficialRole', 'term', 0.3, 'MeshTerm'),
-    ('OverallOfficialName', 'term', 0.3, 'MeshTerm'), ('CentralContactName', 'term', 0.3, 'MeshTerm'),
     ('DesignAllocation', 'term', 0.3, 'MeshTerm'), ('DesignInterventionModel', 'term', 0.3, 'MeshTerm'),
     ('DesignMasking', 'term', 0.3, 'MeshTerm'), ('DesignWhoMasked', 'term', 0.3, 'MeshTerm'),
     ('DesignObservationalModel', 'term', 0.3, 'MeshTerm'), ('DesignPrimaryPurpose', 'term', 0.3, 'MeshTerm'),

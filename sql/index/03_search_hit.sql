@@ -11,14 +11,16 @@ JOIN search_text AS t ON t.norm = s.norm
 JOIN study_version AS v USING (nct_id, content_hash)
 GROUP BY a.field, t.text_id, v.version_no
 ORDER BY a.field, t.text_id, v.version_no;
--- field_mask_score, term_mask_score: the score of every combination of a field's areas (the sum of their
--- weights, a DECIMAL(18, 2): the sum's own DECIMAL(38, 2) is stored as 128-bit integers, whose decompression took
--- 7 ms for the term field's 16,384 rows of 14 lanes then), so a study's score is one lookup of the areas it
--- matched; the empty combination (0) scores 0, so a match that has no areas of one kind (no phrase, no scattered
--- words) is an inner join too, which DuckDB estimates tightly. Two tables, read as one by the macro area_mask_score()
--- (sql/methods/_matching.sql): BasicSearch's 16 lanes (`term`) make 65,536 combinations, which in one table with the
--- other fields' shared their row group, so every condition's or drug's lookup scanned them; apart, a lookup of
--- another field skips them by its zone map.
+-- condition_mask_score, intervention_mask_score, term_mask_score: the score of every combination of a field's
+-- areas (the sum of their weights, a DECIMAL(18, 2): the sum's own DECIMAL(38, 2) is stored as 128-bit integers,
+-- whose decompression took 7 ms for the term field's 16,384 rows of 14 lanes then), so a study's score is one
+-- lookup of the areas it matched; the empty combination (0) scores 0, so a match that has no areas of one kind (no
+-- phrase, no scattered words) is an inner join too, which DuckDB estimates tightly. A table a field, read as one by
+-- the macro area_mask_score() (sql/methods/_matching.sql): a lookup of one field plans the others' tables away (their
+-- field column's statistics say no row matches), and its estimate counts its own rows alone. BasicSearch's 16 lanes
+-- make 65,536 combinations, which in one table with the others' had every condition's or drug's lookup scan them;
+-- the intervention's 2,048 (11 lanes), in one table with the condition's 128, had DuckDB estimate a condition's
+-- matches 40 times over and look trial_card up the other way round.
 CREATE OR REPLACE TEMP MACRO mask_scores(field_names) AS TABLE
 WITH field_areas AS (  -- a lane's areas weigh alike (sql/index/01_search_area.sql): the lane counts once
     SELECT field, list(area_id ORDER BY area_id) AS ids, list(weight ORDER BY area_id) AS weights
@@ -34,5 +36,6 @@ SELECT field,
            ::DECIMAL(18, 2) AS score
 FROM subsets
 ORDER BY field, area_mask;
-CREATE TABLE field_mask_score AS FROM mask_scores(['condition', 'intervention']);
+CREATE TABLE condition_mask_score AS FROM mask_scores(['condition']);
+CREATE TABLE intervention_mask_score AS FROM mask_scores(['intervention']);
 CREATE TABLE term_mask_score AS FROM mask_scores(['term']);

@@ -211,10 +211,11 @@ CREATE OR REPLACE MACRO phrase_mask(packed, merged) AS
     CASE WHEN phrase_areas(packed) IS NULL THEN concept_areas(packed)
          ELSE phrase_areas(packed) | coalesce(concept_areas(packed) & merged, 0::UINTEGER) END;
 
--- area_mask_score(): every field's area combinations and their scores (sql/index/03_search_hit.sql), the term
--- field's apart, so a lookup of a condition's or drug's combination skips them.
+-- area_mask_score(): every field's area combinations and their scores (sql/index/03_search_hit.sql), a table a
+-- field, so a lookup of one field's combination plans the others away.
 CREATE OR REPLACE MACRO area_mask_score() AS TABLE
-SELECT * FROM field_mask_score UNION ALL SELECT * FROM term_mask_score;
+SELECT * FROM condition_mask_score UNION ALL SELECT * FROM intervention_mask_score
+UNION ALL SELECT * FROM term_mask_score;
 
 -- hit_score(phrase_mask, phrase_score, word_score): a version's score from the area_mask_score of its phrase_mask
 -- and of the areas its scattered words were found in: a phrase or concept match scores its areas' weights;

@@ -2,7 +2,7 @@
 -- search area it belongs to. The catalog's search index is built from the current versions' rows.
 -- key: nct_id, content_hash, area, norm
 -- One pass over the versions: each one's texts as a list of (area, text), unnested once, rather than a scan per
--- area.
+-- area; and one for the enumerations' values (area, code), whose few distinct values are then spelled out.
 WITH texts AS (
     SELECT nct_id, content_hash, unnest(list_concat(
         [{'area': 'NCTId', 'text': nct_id},
@@ -32,42 +32,31 @@ WITH texts AS (
         list_transform(ps.sponsorCollaboratorsModule.collaborators, c -> {'area': 'CollaboratorName', 'text': c.name}),
         list_transform(ps.outcomesModule.primaryOutcomes, o -> {'area': 'PrimaryOutcomeMeasure', 'text': o.measure}),
         list_transform(ps.outcomesModule.secondaryOutcomes,
-                       o -> {'area': 'SecondaryOutcomeMeasure', 'text': o.measure}),
-        [{'area': 'BioSpecDescription', 'text': ps.designModule.bioSpec.description},
-         {'area': 'ResponsiblePartyInvestigatorFullName', 'text': rp.investigatorFullName},
-         {'area': 'ResponsiblePartyInvestigatorTitle', 'text': rp.investigatorTitle},
-         {'area': 'ResponsiblePartyInvestigatorAffiliation', 'text': rp.investigatorAffiliation},
-         {'area': 'ResponsiblePartyOldNameTitle', 'text': rp.oldNameTitle},
-         {'area': 'ResponsiblePartyOldOrganization', 'text': rp.oldOrganization}],
-        list_transform(ps.contactsLocationsModule.overallOfficials,
-                       o -> {'area': 'OverallOfficialName', 'text': o.name}),
-        list_transform(ps.contactsLocationsModule.overallOfficials,
-                       o -> {'area': 'OverallOfficialAffiliation', 'text': o.affiliation}),
-        list_transform(ps.contactsLocationsModule.centralContacts,
-                       c -> {'area': 'CentralContactName', 'text': c.name}),
-        -- enumerations, by the words the registry displays them with (enum_search_text)
-        list_transform(ps.contactsLocationsModule.overallOfficials,
-                       o -> {'area': 'OverallOfficialRole', 'text': enum_search_text('OverallOfficialRole', o.role)}),
-        list_transform(ps.armsInterventionsModule.interventions,
-                       i -> {'area': 'InterventionType', 'text': enum_search_text('InterventionType', i.type)}),
-        list_transform(ps.armsInterventionsModule.armGroups,
-                       a -> {'area': 'ArmGroupType', 'text': enum_search_text('ArmGroupType', a.type)}),
-        list_transform(ps.designModule.phases, v -> {'area': 'Phase', 'text': enum_search_text('Phase', v)}),
-        list_transform(ps.eligibilityModule.stdAges, v -> {'area': 'StdAge', 'text': enum_search_text('StdAge', v)}),
-        list_transform(ps.designModule.designInfo.maskingInfo.whoMasked,
-                       v -> {'area': 'DesignWhoMasked', 'text': enum_search_text('DesignWhoMasked', v)}),
-        list_transform([['StudyType', ps.designModule.studyType],
-                        ['DesignAllocation', ps.designModule.designInfo.allocation],
-                        ['DesignInterventionModel', ps.designModule.designInfo.interventionModel],
-                        ['DesignMasking', ps.designModule.designInfo.maskingInfo.masking],
-                        ['DesignObservationalModel', ps.designModule.designInfo.observationalModel],
-                        ['DesignPrimaryPurpose', ps.designModule.designInfo.primaryPurpose],
-                        ['DesignTimePerspective', ps.designModule.designInfo.timePerspective]],
-                       e -> {'area': e[1], 'text': enum_search_text(e[1], e[2])})
+                       o -> {'area': 'SecondaryOutcomeMeasure', 'text': o.measure})
     ), recursive := true)
-    FROM (SELECT nct_id, content_hash, d.protocolSection AS ps, d.derivedSection AS ds,
-                 d.protocolSection.sponsorCollaboratorsModule.responsibleParty AS rp
-          FROM new_versions)
+    FROM (SELECT nct_id, content_hash, d.protocolSection AS ps, d.derivedSection AS ds FROM new_versions)
+),
+-- Enumerations, by the words the registry displays them with (enum_search_text), each distinct value once.
+enums AS (
+    SELECT nct_id, content_hash, unnest(list_concat(
+        list_transform(ps.armsInterventionsModule.interventions, i -> {'area': 'InterventionType', 'code': i.type}),
+        list_transform(ps.armsInterventionsModule.armGroups, a -> {'area': 'ArmGroupType', 'code': a.type}),
+        list_transform(ps.designModule.phases, v -> {'area': 'Phase', 'code': v}),
+        list_transform(ps.eligibilityModule.stdAges, v -> {'area': 'StdAge', 'code': v}),
+        list_transform(ps.designModule.designInfo.maskingInfo.whoMasked, v -> {'area': 'DesignWhoMasked', 'code': v}),
+        [{'area': 'StudyType', 'code': ps.designModule.studyType},
+         {'area': 'DesignAllocation', 'code': ps.designModule.designInfo.allocation},
+         {'area': 'DesignInterventionModel', 'code': ps.designModule.designInfo.interventionModel},
+         {'area': 'DesignMasking', 'code': ps.designModule.designInfo.maskingInfo.masking},
+         {'area': 'DesignObservationalModel', 'code': ps.designModule.designInfo.observationalModel},
+         {'area': 'DesignPrimaryPurpose', 'code': ps.designModule.designInfo.primaryPurpose},
+         {'area': 'DesignTimePerspective', 'code': ps.designModule.designInfo.timePerspective}]
+    ), recursive := true)
+    FROM (SELECT nct_id, content_hash, d.protocolSection AS ps FROM new_versions)
+),
+enum_norms AS (
+    SELECT area, code, search_norm(enum_search_text(area, code)) AS norm
+    FROM (SELECT DISTINCT area, code FROM enums WHERE code IS NOT NULL)
 ),
 -- Each distinct text is normalised once: MeSH terms, ancestors and common conditions repeat across studies.
 normalised AS (
@@ -77,3 +66,7 @@ normalised AS (
 SELECT DISTINCT t.nct_id, t.content_hash, t.area, n.norm
 FROM texts AS t
 JOIN normalised AS n USING (text)
+UNION ALL  -- an enumeration's area is no text's
+SELECT DISTINCT e.nct_id, e.content_hash, e.area, n.norm
+FROM enums AS e
+JOIN enum_norms AS n USING (area, code)

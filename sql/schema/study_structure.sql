@@ -23,10 +23,7 @@ CREATE OR REPLACE MACRO study_structure() AS '{
     },
     "sponsorCollaboratorsModule": {
       "leadSponsor": {"name": "VARCHAR", "class": "VARCHAR"},
-      "collaborators": [{"name": "VARCHAR", "class": "VARCHAR"}],
-      "responsibleParty": {"investigatorFullName": "VARCHAR", "investigatorTitle": "VARCHAR",
-                           "investigatorAffiliation": "VARCHAR", "oldNameTitle": "VARCHAR",
-                           "oldOrganization": "VARCHAR"}
+      "collaborators": [{"name": "VARCHAR", "class": "VARCHAR"}]
     },
     "descriptionModule": {"briefSummary": "VARCHAR", "detailedDescription": "VARCHAR"},
     "conditionsModule": {"conditions": ["VARCHAR"], "keywords": ["VARCHAR"]},
@@ -35,8 +32,7 @@ CREATE OR REPLACE MACRO study_structure() AS '{
       "enrollmentInfo": {"count": "BIGINT", "type": "VARCHAR"},
       "designInfo": {"allocation": "VARCHAR", "interventionModel": "VARCHAR", "primaryPurpose": "VARCHAR",
                      "observationalModel": "VARCHAR", "timePerspective": "VARCHAR",
-                     "maskingInfo": {"masking": "VARCHAR", "whoMasked": ["VARCHAR"]}},
-      "bioSpec": {"description": "VARCHAR"}
+                     "maskingInfo": {"masking": "VARCHAR", "whoMasked": ["VARCHAR"]}}
     },
     "armsInterventionsModule": {
       "armGroups": [{"label": "VARCHAR", "type": "VARCHAR", "description": "VARCHAR", "interventionNames": ["VARCHAR"]}],
@@ -53,8 +49,6 @@ CREATE OR REPLACE MACRO study_structure() AS '{
       "minimumAge": "VARCHAR", "maximumAge": "VARCHAR", "stdAges": ["VARCHAR"]
     },
     "contactsLocationsModule": {
-      "centralContacts": [{"name": "VARCHAR"}],
-      "overallOfficials": [{"name": "VARCHAR", "affiliation": "VARCHAR", "role": "VARCHAR"}],
       "locations": [{"facility": "VARCHAR", "status": "VARCHAR", "city": "VARCHAR", "state": "VARCHAR",
                      "zip": "VARCHAR", "country": "VARCHAR", "geoPoint": {"lat": "DOUBLE", "lon": "DOUBLE"}}]
     },

@@ -170,11 +170,9 @@ ENUM_AREA_TYPES = {"InterventionType": "InterventionType", "ArmGroupType": "ArmG
                    "StdAge": "StandardAge", "StudyType": "StudyType", "DesignAllocation": "DesignAllocation",
                    "DesignInterventionModel": "InterventionalAssignment", "DesignMasking": "DesignMasking",
                    "DesignWhoMasked": "WhoMasked", "DesignObservationalModel": "ObservationalModel",
-                   "DesignPrimaryPurpose": "PrimaryPurpose", "DesignTimePerspective": "DesignTimePerspective",
-                   "OverallOfficialRole": "OfficialRole"}
-MARKUP_AREAS = ("BriefSummary", "ArmGroupDescription", "InterventionDescription", "BioSpecDescription")
-NO_SYNONYM_AREAS = ("NCTId", "LeadSponsorName", "CollaboratorName", "OverallOfficialAffiliation",
-                    "OverallOfficialName", "CentralContactName")
+                   "DesignPrimaryPurpose": "PrimaryPurpose", "DesignTimePerspective": "DesignTimePerspective"}
+MARKUP_AREAS = ("BriefSummary", "ArmGroupDescription", "InterventionDescription")
+NO_SYNONYM_AREAS = ("NCTId", "LeadSponsorName", "CollaboratorName")
 
 
 def _search_part(area: str, weight: float) -> dict[str, Any]:
