@@ -42,6 +42,7 @@ def words_in(words: str):
     return lambda values: all(any(f" {w} " in search_norm(str(v)) for v in values) for w in search_norm(words).split())
 
 
+@pytest.mark.slow  # a field of each type, each a v2 search against the records
 def test_fields_with_no_area_of_their_own_are_matched_by_their_type(m, records):
     phrase = search_norm("university hospital")
     expected = {

@@ -596,6 +596,7 @@ def test_query_intr_finds_an_intervention_by_its_description_type_and_arm_type(m
     assert set(found(m, **{"query.intr": "AREA[InterventionType]RADIATION"})) == radiation
 
 
+@pytest.mark.slow  # four enumerations, each against the records, and the search method's pages
 def test_query_term_finds_the_enumerations(m, records):
     # BasicSearch holds the phases and age groups (0.65), the intervention and arm group types (0.35), the study
     # type and the design's enumerations (0.3)
