@@ -1,9 +1,9 @@
 -- What a query term expands to in a field ($field: condition, intervention or term; $term: query_norm of the
 -- term) as of $as_of (NULL: the current state), one row per phrase it also finds: how (kind: 'synonym' of a group
--- in a synonym file of sql/data/ or an imported thesaurus, named by source: the group, 'mesh D…' for MeSH; 'heading': a
--- MeSH heading the registry filed a condition holding the term under; 'other name': a name the same drug goes by
--- in a record), the phrase (normalised), and the current studies (up to five, and how many) whose records taught a
--- link. sql/methods/_matching.sql is the matcher these rows describe.
+-- in a synonym file of sql/data/ or an imported thesaurus, named by source: the group, 'mesh D…' for MeSH;
+-- 'heading': a MeSH heading the registry filed a condition holding the term under; 'other name': a name the same
+-- drug goes by in a record), the phrase (normalised), and the current studies (up to five, and how many) whose
+-- records taught a link. sql/methods/_matching.sql is the matcher these rows describe.
 WITH phrase AS (SELECT ltrim($term::VARCHAR, '"') AS norm),
 synonyms AS (
     SELECT 'synonym' AS kind, s2.phrase, s1.group_name AS source

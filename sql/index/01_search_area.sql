@@ -4,10 +4,11 @@
 -- and arm group types, phases, age groups, the design's) are texts of the words the registry displays them with
 -- (enum_search_text). Not here: BasicSearch's outcome descriptions, results' outcome titles, biospecimen
 -- description, officials, contacts, responsible party and sites (LocationSearch reads sites: places.sql), and the
--- organisation's and secondary study IDs, which study_identifier holds (13_study_identifier.sql). area_id numbers a field's lanes from 1 (bit area_id - 1 of its
--- masks): at most 16 a field, the bits sql/methods/_matching.sql's packed_areas gives each way of matching. An
--- area is its own lane but where areas of one weight share one (lane): those that no AREA[...] reads from the
--- field (their AREA[...] reads another field, or the records), so BasicSearch's 30 areas take 16 bits.
+-- organisation's and secondary study IDs, which study_identifier holds (13_study_identifier.sql). area_id numbers
+-- a field's lanes from 1 (bit area_id - 1 of its masks): at most 16 a field, the bits sql/methods/_matching.sql's
+-- packed_areas gives each way of matching. An area is its own lane but where areas of one weight share one (lane):
+-- those that no AREA[...] reads from the field (their AREA[...] reads another field, or the records), so
+-- BasicSearch's 30 areas take 16 bits.
 CREATE TABLE search_area AS
 SELECT dense_rank() OVER (PARTITION BY field ORDER BY coalesce(lane, area))::UTINYINT AS area_id, area, field, weight
 FROM (VALUES

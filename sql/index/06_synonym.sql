@@ -1,4 +1,4 @@
--- synonym: the built-in synonym files (sql/data/: synonyms.csv, mesh_entry_terms.csv, drug_names.csv) and the
+-- synonym: the built-in synonym files (sql/data/: ingest/catalog.py's BUILT_IN_SYNONYMS) and the
 -- warehouse's imported thesaurus (a MeSH descriptor file: ingest/thesaurus.py), $synonyms, the files' list:
 -- phrases of one group find each other. Each file is read in its own dialect (union_by_name), so one saved with
 -- Windows line ends is not read as empty. A phrase is also held spelled otherwise (spelled_otherwise: "type ii

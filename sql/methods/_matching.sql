@@ -5,7 +5,7 @@
 -- versions of studies (version_no): which version a call shows is trial_card's (shown_at), so a method joins the
 -- matched versions to the trial_card rows its call shows. as_ofs: each call's strict cutoff (NULL: current).
 
--- The query texts the matchers and the methods' *_many macros take (qs, and term_hits's q) are already normalised,
+-- The query texts the matchers and the methods' *_many macros take (qs) are already normalised,
 -- query_norm of what the user wrote: the Python API binds them so (ctmirror/core/words.py, the same function),
 -- because the macro's Unicode tables cost a query about a millisecond to set up each time it runs. The forms for
 -- SQL users (matched_texts, field_hits, field_matches, term_matches, and each method's one-call macro:
@@ -257,33 +257,10 @@ CREATE OR REPLACE MACRO field_matches(field_name, q) AS TABLE
 SELECT v.nct_id, h.score FROM field_hits(field_name, q) AS h JOIN study_version AS v USING (version_no)
 WHERE v.is_current;
 
--- term_hits(q): free text as query.term reads it: every word must appear in some BasicSearch area; versions by
--- version_no. term_matches(q): the current studies by NCT ID.
-CREATE OR REPLACE MACRO term_hits(q) AS TABLE
-WITH words AS (
-    SELECT DISTINCT word FROM (SELECT unnest(string_split(trim(q), ' ')) AS word) WHERE word <> ''
-),
-per_word AS (
-    SELECT w.word, h.version_no, bit_or(h.area_mask) AS area_mask
-    FROM words AS w
-    JOIN search_token AS k ON k.token = w.word
-    JOIN search_hit AS h ON h.text_id = k.text_id
-    WHERE h.field = 'term'
-    GROUP BY w.word, h.version_no
-),
-versions AS (
-    SELECT version_no, bit_or(area_mask) AS area_mask
-    FROM per_word
-    GROUP BY version_no
-    HAVING count(*) = (SELECT count(*) FROM words)
-)
-SELECT s.version_no, m.score
-FROM versions AS s
-JOIN area_mask_score() AS m ON m.field = 'term' AND m.area_mask = s.area_mask;
-
+-- term_matches(q): the current studies the free text q finds as query.term and search's `query` do (words,
+-- phrases and concepts over BasicSearch's areas), by NCT ID.
 CREATE OR REPLACE MACRO term_matches(q) AS TABLE
-SELECT v.nct_id, h.score FROM term_hits(search_norm(q)) AS h JOIN study_version AS v USING (version_no)
-WHERE v.is_current;
+SELECT * FROM field_matches('term', q);
 
 -- versions_near(lat, lon, km): the versions with a site within km kilometres of the point (haversine on the mean
 -- Earth radius): search's `near` and the v2 API's filter.geo.

@@ -5,6 +5,7 @@ answered, as of which cutoff, and for one study at a cutoff whether its version 
 from __future__ import annotations
 
 import threading
+from functools import cache
 from typing import Any
 
 from starlette.requests import Request
@@ -16,7 +17,7 @@ from ctmirror.core.errors import CtmirrorError
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.read.mirror import Mirror
 from ctmirror.server.answering import MAX_QUERY_STRING, Answerer
-from ctmirror.server.records import enumerations, field_tree
+from ctmirror.server.records import enumerations, field_nodes, field_tree
 from ctmirror.server.v2 import field_stats
 from ctmirror.server.v2.errors import V2Error
 from ctmirror.server.v2.page_tokens import page_token_state
@@ -164,22 +165,22 @@ def size_stats(mirror: Mirror) -> dict[str, Any]:
 
 SEARCH_DOCUMENTS = (("ConditionSearch", "cond", "condition"), ("InterventionSearch", "intr", "intervention"),
                     ("BasicSearch", "term", "term"))
-# The enumerations among the index's areas, by the name of their enum type (the search-areas listing's `type`);
-# the markup areas; the rest are text (NCTId: nct).
-ENUM_AREA_TYPES = {"InterventionType": "InterventionType", "ArmGroupType": "ArmGroupType", "Phase": "Phase",
-                   "StdAge": "StandardAge", "StudyType": "StudyType", "DesignAllocation": "DesignAllocation",
-                   "DesignInterventionModel": "InterventionalAssignment", "DesignMasking": "DesignMasking",
-                   "DesignWhoMasked": "WhoMasked", "DesignObservationalModel": "ObservationalModel",
-                   "DesignPrimaryPurpose": "PrimaryPurpose", "DesignTimePerspective": "DesignTimePerspective"}
-MARKUP_AREAS = ("BriefSummary", "ArmGroupDescription", "InterventionDescription")
+# The index's areas whose words have no synonyms in the registry's search-areas listing.
 NO_SYNONYM_AREAS = ("NCTId", "LeadSponsorName", "CollaboratorName")
 
 
+@cache
+def _field_types() -> dict[str, tuple[bool, str]]:
+    """Piece name → (whether an enumeration, its type as the search-areas listing writes it: the enum's name,
+    markup or text), from the field tree (/studies/metadata)."""
+    return {node["piece"]: (bool(node.get("isEnum")), node["type"].removesuffix("[]"))
+            for _path, node in field_nodes() if not node.get("children")}
+
+
 def _search_part(area: str, weight: float) -> dict[str, Any]:
-    kind = ENUM_AREA_TYPES.get(area)
-    return {"pieces": [area], "weight": weight, "isEnum": kind is not None,
-            "isSynonyms": kind is None and area not in NO_SYNONYM_AREAS,
-            "type": kind or ("markup" if area in MARKUP_AREAS else "nct" if area == "NCTId" else "text")}
+    is_enum, kind = _field_types().get(area, (False, "text"))
+    return {"pieces": [area], "weight": weight, "isEnum": is_enum,
+            "isSynonyms": not is_enum and area not in NO_SYNONYM_AREAS, "type": "nct" if area == "NCTId" else kind}
 
 
 def search_areas(mirror: Mirror) -> list[dict[str, Any]]:
