@@ -7,6 +7,7 @@ import csv
 import http.client
 import io
 import json
+import math
 import os
 import shutil
 import signal
@@ -180,6 +181,57 @@ def test_filters_by_ids_aliases_and_distance_and_two_sort_fields(api, m):
               for s in page["studies"]]
     known = [c for c in counts if c is not None]
     assert len(known) > 100 and known == sorted(known, reverse=True) and counts[:len(known)] == known
+
+
+def test_filter_geo_ranks_by_geo_decay_nearest_first(api, m):
+    """geoDecay (spec default func:exp,scale:300mi,offset:0mi,decay:0.5) multiplies relevance by a factor of the
+    distance to a study's closest site: with no query, the nearest first; a steep decay puts every study with a
+    site close by first; a sort by another field is left as it is."""
+    lat, lon, radius_mi = 42.36, -71.06, 150
+    closest = {r["nct_id"]: r["km"] for r in m.rows(
+        "SELECT nct_id, min(6371.0088 * 2 * asin(sqrt(pow(sin(radians(lat - $lat) / 2), 2) + cos(radians($lat)) "
+        "* cos(radians(lat)) * pow(sin(radians(lon - $lon) / 2), 2)))) AS km FROM locations "
+        "WHERE lat IS NOT NULL GROUP BY nct_id", {"lat": lat, "lon": lon})}
+    geo = {"filter.geo": f"distance({lat},{lon},{radius_mi}mi)", "pageSize": 1000}
+    nearest_first = every_id(api, geo)
+    assert len(nearest_first) > 100
+    factors = [round(math.exp(math.log(0.5) * closest[n] / (300 * 1.609344)), 4) for n in nearest_first]
+    assert factors == sorted(factors, reverse=True) and factors[0] > 0.99 > 0.75 > factors[-1]
+    for factor in set(factors):  # ties in NCT order
+        tied = [n for n, f in zip(nearest_first, factors) if f == factor]
+        assert tied == sorted(tied)
+    assert nearest_first != sorted(nearest_first)
+
+    steep = every_id(api, {**geo, "query.cond": "cancer", "geoDecay": "func:linear,scale:10km,offset:0km,decay:0.1"})
+    close_by = [closest[n] < 10 / 0.9 for n in steep]
+    assert 0 < close_by.index(False) and not any(close_by[close_by.index(False):])
+    assert sorted(steep) == sorted(every_id(api, {**geo, "query.cond": "cancer"}))
+
+    by_date = api.get("/api/v2/studies", params={**geo, "sort": "LastUpdatePostDate",
+                                                 "fields": "NCTId|LastUpdatePostDate"}).json()["studies"]
+    days = [s["protocolSection"].get("statusModule", {}).get("lastUpdatePostDateStruct", {}).get("date")
+            for s in by_date]
+    known = [d for d in days if d]  # the records without one last
+    assert len(known) > 100 and known == sorted(known, reverse=True) and days[:len(known)] == known
+    for bad in ("func:exp,scale:300mi,offset:0mi,decay:1", "func:exp,scale:0km,offset:0mi,decay:0.5",
+                "func:cubic,scale:300mi,offset:0mi,decay:0.5"):
+        refused = api.get("/api/v2/studies", params={**geo, "geoDecay": bad})
+        assert refused.status_code == 400 and "geoDecay" in refused.text
+
+
+def test_one_connection_finds_each_points_studies_in_turn(m):
+    """filter.geo's versions are a table each search refills: a plan made for one point must not keep its bounds
+    (a prepared plan did, and found 738 of 752 studies for the next point)."""
+    def truth(lat: float, lon: float, km: float) -> int:
+        return m.rows("SELECT count(DISTINCT nct_id) AS n FROM locations WHERE lat IS NOT NULL AND 6371.0088 * 2 * "
+                      "asin(sqrt(pow(sin(radians(lat - $lat) / 2), 2) + cos(radians($lat)) * cos(radians(lat)) * "
+                      "pow(sin(radians(lon - $lon) / 2), 2))) <= $km", {"lat": lat, "lon": lon, "km": km})[0]["n"]
+    points = [(42.36, -71.06, 50), (39.0035707, -77.1013313, 500), (34.05, -118.24, 100)] * 2
+    for lat, lon, miles in points:
+        for extra in ({}, {"geoDecay": "func:linear,scale:100km,offset:10km,decay:0.1"}, {"sort": "StartDate"}):
+            page, _ = v2.studies(m, {"filter.geo": f"distance({lat},{lon},{miles}mi)", "countTotal": "true",
+                                     "fields": "NCTId", **extra}, None)
+            assert page["totalCount"] == truth(lat, lon, miles * 1.609344) > 0, (lat, lon, extra)
 
 
 def test_sorting_by_a_date_and_by_relevance(api, m):

@@ -262,17 +262,35 @@ WHERE v.is_current;
 CREATE OR REPLACE MACRO term_matches(q) AS TABLE
 SELECT * FROM field_matches('term', q);
 
--- versions_near(lat, lon, km): the versions with a site within km kilometres of the point (haversine on the mean
--- Earth radius): search's `near` and the v2 API's filter.geo.
-CREATE OR REPLACE MACRO versions_near(point_lat, point_lon, radius_km) AS TABLE
-SELECT DISTINCT v.version_no
-FROM all_locations AS l
+-- versions_within(lat, lon, km): the versions with a site within km kilometres of the point (haversine on the mean
+-- Earth radius), each with the distance of its closest such site (km): the v2 API's filter.geo and geoDecay.
+-- versions_near(lat, lon, km): the same versions alone: search's `near`.
+CREATE OR REPLACE MACRO versions_within(point_lat, point_lon, radius_km) AS TABLE
+SELECT v.version_no, min(d.km) AS km
+FROM (SELECT nct_id, content_hash,
+             6371.0088 * 2 * asin(sqrt(
+                 pow(sin(radians(lat - point_lat::DOUBLE) / 2), 2)
+                 + cos(radians(point_lat::DOUBLE)) * cos(radians(lat))
+                   * pow(sin(radians(lon - point_lon::DOUBLE) / 2), 2))) AS km
+      FROM all_locations
+      WHERE lat IS NOT NULL AND lon IS NOT NULL) AS d
 JOIN study_version AS v USING (nct_id, content_hash)
-WHERE l.lat IS NOT NULL AND l.lon IS NOT NULL
-  AND 6371.0088 * 2 * asin(sqrt(
-          pow(sin(radians(l.lat - point_lat::DOUBLE) / 2), 2)
-          + cos(radians(point_lat::DOUBLE)) * cos(radians(l.lat)) * pow(sin(radians(l.lon - point_lon::DOUBLE) / 2), 2)))
-      <= radius_km::DOUBLE;
+WHERE d.km <= radius_km::DOUBLE
+GROUP BY v.version_no;
+
+CREATE OR REPLACE MACRO versions_near(point_lat, point_lon, radius_km) AS TABLE
+SELECT version_no FROM versions_within(point_lat, point_lon, radius_km);
+
+-- geo_decay(func, km, scale_km, offset_km, decay): the v2 API's geoDecay, the factor a study's relevance is
+-- multiplied by for the distance (km) of its closest site: 1 within offset_km, then falling with the distance
+-- beyond it to `decay` at scale_km ('gauss', 'exp' or 'linear': the spec's functions, as search engines define
+-- them; linear reaches 0 at scale_km / (1 - decay)).
+CREATE OR REPLACE MACRO geo_decay(func, km, scale_km, offset_km, decay) AS
+    CASE func
+        WHEN 'linear' THEN greatest(0.0, 1.0 - greatest(0.0, km - offset_km) * (1.0 - decay) / scale_km)
+        WHEN 'exp' THEN exp(ln(decay) * greatest(0.0, km - offset_km) / scale_km)
+        ELSE exp(ln(decay) * pow(greatest(0.0, km - offset_km), 2) / pow(scale_km, 2))
+    END;
 
 -- location_matches(location): 'Boston, MA' → versions of studies (version_no) with a site whose place holds every
 -- comma-separated part as whole words (a US state's code or name either way, a country by any of its names in

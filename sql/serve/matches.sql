@@ -3,8 +3,11 @@
 -- subquery spliced in below, with scores; $has_query false: no query, every study) passing the filters (each NULL:
 -- no filter):
 -- $statuses (filter.overallStatus, aggFilters status), $phases, $sexes, $study_types, $results (aggFilters),
--- $ids (filter.ids: NCT IDs, with the studies their aliases name: ids_with_aliases.sql), and $near (filter.geo: the
--- versions with a site that near, near_versions.sql).
+-- $ids (filter.ids: NCT IDs, with the studies their aliases name: ids_with_aliases.sql), and $near_given (filter.geo:
+-- the versions with a site that near, in serve_near: serve/queries.sql's near_versions).
+-- geoDecay ($geo_decay true: sorting by relevance with filter.geo): decayed_key1, the first key from a study's
+-- relevance (1 with no query) times geo_decay($decay_func, ...) of the distance of its closest site (serve_near), which
+-- page.sql sorts by unless more than 10,000 studies are found, as the API does.
 -- Sort keys: $sort1/$sort2 name a field (or 'relevance'; see sort_value), $dir1/$dir2 are 1 (ascending) or -1
 -- (descending). An absent filter, cutoff or sort field is written in as NULL (ctmirror/server/v2/search.py, _page).
 WITH found AS (SELECT version_no, score FROM {found}),
@@ -22,19 +25,31 @@ candidates AS (
       AND ($study_types::VARCHAR[] IS NULL OR list_contains($study_types::VARCHAR[], t.study_type))
       AND ($results::BOOLEAN IS NULL OR t.results_posted = $results::BOOLEAN)
       AND ($ids::VARCHAR[] IS NULL OR list_contains($ids::VARCHAR[], t.nct_id))
-      AND ($near::BIGINT[] IS NULL OR t.version_no IN (SELECT unnest($near::BIGINT[])))
+      AND (NOT $near_given::BOOLEAN OR t.version_no IN (SELECT version_no FROM serve_near))
+),
+decayed AS (  -- by card: a version may show on more than one
+    SELECT c.card_no,
+           coalesce(f.score, CASE WHEN $has_query::BOOLEAN THEN 0 ELSE 1 END)
+           * geo_decay($decay_func, n.km, $decay_scale::DOUBLE, $decay_offset::DOUBLE, $decay::DOUBLE) AS score
+    FROM candidates AS c
+    JOIN serve_near AS n USING (version_no)
+    LEFT JOIN found AS f USING (version_no)
+    WHERE $geo_decay::BOOLEAN
 ),
 keyed AS (
-    SELECT c.*, coalesce(f.score, 0) AS score,
-           sort_value($sort1, f.score, c.enrollment, c.start_day, c.completion_day, c.study_completion_date,
-                      c.study_first_post_date, c.last_update_post_date, c.results_first_post_date, $as_of::DATE,
-                      c.results_posted, c.submission_dates) AS value1,
-           sort_value($sort2, f.score, c.enrollment, c.start_day, c.completion_day, c.study_completion_date,
-                      c.study_first_post_date, c.last_update_post_date, c.results_first_post_date, $as_of::DATE,
-                      c.results_posted, c.submission_dates) AS value2
+    SELECT c.*, coalesce(f.score, 0) AS score, round(d.score, 4) AS decayed_score,
+           sort_value($sort1, f.score, c.enrollment, c.start_day, c.completion_day,
+                      c.study_completion_date, c.study_first_post_date, c.last_update_post_date,
+                      c.results_first_post_date, $as_of::DATE, c.results_posted, c.submission_dates) AS value1,
+           sort_value($sort2, f.score, c.enrollment, c.start_day, c.completion_day,
+                      c.study_completion_date, c.study_first_post_date, c.last_update_post_date,
+                      c.results_first_post_date, $as_of::DATE, c.results_posted, c.submission_dates) AS value2
     FROM candidates AS c
     LEFT JOIN found AS f USING (version_no)
+    LEFT JOIN decayed AS d USING (card_no)
 ),
 matches AS (
-    SELECT * EXCLUDE (value1, value2), value1 * $dir1::INTEGER AS key1, value2 * $dir2::INTEGER AS key2 FROM keyed
+    SELECT * EXCLUDE (value1, value2, decayed_score), value1 * $dir1::INTEGER AS key1,
+           value2 * $dir2::INTEGER AS key2, decayed_score * $dir1::INTEGER AS decayed_key1
+    FROM keyed
 )

@@ -9,6 +9,16 @@ SELECT alias_nct_id, nct_id FROM nct_alias
 -- One value of a v2 search, where its statement read $name: its place ({position}) in a list ({list}) of serve_args.
 (SELECT {list}[{position}] FROM serve_args)
 
+-- name: clear_near
+-- serve_near emptied (args_table.sql), before a search with filter.geo fills it.
+DELETE FROM serve_near
+
+-- name: near_versions
+-- filter.geo's versions into serve_near: those with a site within $geo_km km of ($geo_lat, $geo_lon), with the
+-- distance of the closest (versions_within), read before the search, so a search without one never opens the
+-- locations (a filter of the search that read them would read them at every call: a NULL point does not fold).
+INSERT INTO serve_near SELECT version_no, km FROM versions_within($geo_lat::DOUBLE, $geo_lon::DOUBLE, $geo_km::DOUBLE)
+
 -- name: boost
 -- A boosted term ({inner}: a subquery of this request; Essie's term^N): the same versions, each score times $factor.
 SELECT version_no, score * $factor::DOUBLE AS score FROM {inner}

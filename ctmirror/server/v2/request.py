@@ -42,9 +42,12 @@ AGG_FILTERS = {
 STATUSES = {status for _, status in AGG_FILTERS["status"][1].items()}
 GEO = re.compile(r"^distance\((-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?),(\d+(?:\.\d+)?)(km|mi)?\)$")
 NCT_ID = re.compile(r"^[Nn][Cc][Tt]0*([0-9]{1,8})\Z")
-# geoDecay shapes relevance by distance from filter.geo; ctmirror checks it and ranks as without it.
-GEO_DECAY = re.compile(r"^func:(gauss|exp|linear),scale:(\d+(\.\d+)?(km|mi)),offset:(\d+(\.\d+)?(km|mi)),"
-                       r"decay:(\d+(\.\d+)?)$")
+# geoDecay: with filter.geo and relevance order, a study's relevance times a factor of its closest site's distance
+# (sql/methods/_matching.sql, geo_decay); the spec's pattern and default.
+GEO_DECAY = re.compile(r"^func:(gauss|exp|linear),scale:(\d+(?:\.\d+)?)(km|mi),offset:(\d+(?:\.\d+)?)(km|mi),"
+                       r"decay:(\d+(?:\.\d+)?)$")
+DEFAULT_GEO_DECAY = "func:exp,scale:300mi,offset:0mi,decay:0.5"
+KM_PER_MILE = 1.609344
 KNOWN_PARAMETERS = {*QUERY_PARAMETERS, "filter.overallStatus", "filter.ids", "filter.advanced", "filter.geo",
                     "geoDecay", "aggFilters", "fields", "sort", "pageSize", "pageToken", "countTotal", "format",
                     "markupFormat",
@@ -89,6 +92,35 @@ class Search:
     csv_columns: list[Column] | None
     fingerprint: str
     legacy_markup: bool = False  # markupFormat=legacy
+    geo_decay: GeoDecay | None = None  # in force: filter.geo given and the order is by relevance
+
+
+@dataclass(frozen=True)
+class GeoDecay:
+    """geoDecay, parsed: the function ('gauss', 'exp', 'linear'), its scale and offset in km, and the factor at
+    the scale's distance (0 < decay < 1)."""
+    func: str
+    scale_km: float
+    offset_km: float
+    decay: float
+
+
+def parse_geo_decay(value: str) -> GeoDecay:
+    found = GEO_DECAY.match(value.replace(" ", ""))
+    if not found:
+        raise V2Error(f"geoDecay must look like {DEFAULT_GEO_DECAY} (func gauss, exp or linear; scale and offset in "
+                      f"km or mi), not {value!r}")
+    func, scale, scale_unit, offset, offset_unit, decay = found.groups()
+
+    def km(number: str, unit: str) -> float:
+        return float(number) * (KM_PER_MILE if unit == "mi" else 1.0)
+
+    if not 0 < float(decay) < 1:
+        raise V2Error(f"geoDecay: decay is the factor at the scale's distance, between 0 and 1 (exclusive), "
+                      f"not {decay}")
+    if km(scale, scale_unit) <= 0:
+        raise V2Error("geoDecay: scale must be a distance above 0")
+    return GeoDecay(func, km(scale, scale_unit), km(offset, offset_unit), float(decay))
 
 
 def wants_legacy_markup(params: dict[str, str]) -> bool:
@@ -119,13 +151,13 @@ def parse_request(params: dict[str, str], mirror: Mirror) -> Search:
             except essie.EssieError as exc:
                 raise V2Error(f"{name}: {exc} (at {exc.part!r})") from None
     filters = _filters(params)
-    sort = _sort(params.get("sort"), has_query=bool(queries))
+    geo_given = filters["geo_lat"] is not None
+    sort = _sort(params.get("sort"), ranked=bool(queries) or geo_given)
     fmt = params.get("format", "json")
     if fmt not in ("json", "csv"):
         raise V2Error(f"format must be json or csv, not {fmt!r}")
     legacy_markup = wants_legacy_markup(params)
-    if "geoDecay" in params and not GEO_DECAY.match(params["geoDecay"]):
-        raise V2Error("geoDecay must look like func:exp,scale:300mi,offset:0mi,decay:0.5")
+    geo_decay = parse_geo_decay(params.get("geoDecay") or DEFAULT_GEO_DECAY)
     fields = listed(params.get("fields"))
     paths = csv_columns = None
     try:
@@ -152,7 +184,8 @@ def parse_request(params: dict[str, str], mirror: Mirror) -> Search:
     if params.get("pageToken"):
         offset = read_page_token(mirror, params["pageToken"], fingerprint)
     return Search(queries, filters, sort, min(size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE), offset,
-                  count_total == "true", paths, csv_columns, fingerprint, legacy_markup)
+                  count_total == "true", paths, csv_columns, fingerprint, legacy_markup,
+                  geo_decay if geo_given and sort[0][0] == "relevance" else None)
 
 
 def _filters(params: dict[str, str]) -> dict[str, Any]:
@@ -184,7 +217,7 @@ def _filters(params: dict[str, str]) -> dict[str, Any]:
             raise V2Error(f"{geo_name} must be distance(latitude,longitude,distance) with km or mi, "
                           f"for example distance(39.0035707,-77.1013313,50mi); not {geo!r}")
         lat, lon, distance, unit = float(found[1]), float(found[2]), float(found[3]), found[4] or "km"
-        filters.update(geo_lat=lat, geo_lon=lon, geo_km=distance * (1.609344 if unit == "mi" else 1.0))
+        filters.update(geo_lat=lat, geo_lon=lon, geo_km=distance * (KM_PER_MILE if unit == "mi" else 1.0))
     for pair in listed(params.get("aggFilters")) or []:
         name, _, options = pair.partition(":")
         if name not in AGG_FILTERS:
@@ -211,7 +244,9 @@ def _narrowed(current: list[str] | None, given: list[str]) -> list[str]:
     return given if current is None else [value for value in current if value in given]
 
 
-def _sort(value: str | None, *, has_query: bool) -> list[tuple[str, int]]:
+def _sort(value: str | None, *, ranked: bool) -> list[tuple[str, int]]:
+    """The sort fields and directions (1 ascending, -1 descending); by default, relevance when `ranked` (a query,
+    or filter.geo: the nearest first), else none (NCT order)."""
     items = listed(value) or []
     if len(items) > 2:
         raise V2Error("sort takes at most two fields")
@@ -231,7 +266,7 @@ def _sort(value: str | None, *, has_query: bool) -> list[tuple[str, int]]:
         if direction not in ("asc", "desc"):
             raise V2Error(f"sort: {item!r}: the direction is asc or desc")
         sort.append((field, 1 if direction == "asc" else -1))
-    if not sort and has_query:
+    if not sort and ranked:
         sort = [("relevance", -1)]
     return sort
 

@@ -62,7 +62,7 @@ def matching_nct_ids(mirror: Mirror, params: dict[str, str], as_of: date | None,
     return [row[nct_at] for row in rows[:limit]], rows[0][0] if rows else 0
 
 
-# Where a v2 search's values go in serve_args (sql/serve/args_table.sql), by type; a list is of texts but `near`'s.
+# Where a v2 search's values go in serve_args (sql/serve/args_table.sql), by type; a list is of texts.
 ARGUMENT_LISTS = {str: "texts", list: "text_lists", int: "integers", float: "numbers", date: "dates", bool: "flags"}
 
 
@@ -100,14 +100,23 @@ def _page_rows(mirror: Mirror, search: Search, matcher: Matcher, found: str, *, 
         query_params["ids"] = mirror.con.execute(read_sql("serve/ids_with_aliases.sql"),
                                                  {"ids": query_params["ids"]}).fetchone()[0] or []
     geo = {name: query_params.pop(name) for name in ("geo_lat", "geo_lon", "geo_km")}
-    query_params["near"] = None if geo["geo_lat"] is None else \
-        mirror.con.execute(read_sql("calls/queries.sql", "near_versions"), geo).fetchone()[0]
+    decay = search.geo_decay
+    query_params.update(near_given=geo["geo_lat"] is not None, geo_decay=decay is not None,
+                        decay_func=decay and decay.func, decay_scale=decay and decay.scale_km,
+                        decay_offset=decay and decay.offset_km, decay=decay and decay.decay)
+    if make_search_arguments(mirror):
+        forget_plans(mirror)  # made after statements were prepared: they would be planned at every execution
+    if query_params["near_given"]:
+        mirror.con.execute(read_sql("serve/queries.sql", "clear_near"))
+        mirror.con.execute(read_sql("serve/queries.sql", "near_versions"), geo)
     statement, lists = _shaped(read_sql("serve/page.sql").replace(
         "{matches}", read_sql("serve/matches.sql").replace("{found}", matcher.found(found))), query_params, sort,
         own=matcher.own)
-    if make_search_arguments(mirror):
-        forget_plans(mirror)  # made after statements were prepared: they would be planned at every execution
     mirror.con.execute(read_sql("serve/set_args.sql"), lists)
+    if query_params["near_given"]:
+        # Planned afresh: DuckDB's plan keeps bounds it read from serve_near's contents when it was made, and a
+        # prepared one would miss the versions outside another point's bounds.
+        return mirror.con.execute(statement).fetchall()
     name = "v2_search_" + hashlib.sha256(statement.encode()).hexdigest()[:20]
     return execute_prepared(mirror, name, lambda: statement).fetchall()
 
@@ -145,15 +154,15 @@ def _shaped(statement: str, query_params: dict[str, Any], sort: list[tuple[str |
         if field is not None and field != "relevance" and field not in SORTABLE.values():
             raise V2Error(f"sort: {field!r} is not sortable here")
         written[name] = "NULL" if field is None else sql_literal(field)
-    for name in ("has_query", "dir1", "dir2", "limit", "offset", *own):
+    for name in ("has_query", "dir1", "dir2", "limit", "offset", "near_given", "geo_decay", "decay_func", *own):
         if query_params[name] is not None:
             written[name] = _literal(query_params[name])
     values = {name: value for name, value in query_params.items() if name not in written}
     argument = "\n".join(line for line in read_sql("serve/queries.sql", "argument").splitlines()
                          if not line.startswith("--"))
-    lists: dict[str, list[Any]] = {column: [] for column in (*ARGUMENT_LISTS.values(), "integer_lists")}
+    lists: dict[str, list[Any]] = {column: [] for column in ARGUMENT_LISTS.values()}
     for name in sorted(values):  # the same places for the same shape
-        column = "integer_lists" if name == "near" else ARGUMENT_LISTS[type(values[name])]
+        column = ARGUMENT_LISTS[type(values[name])]
         lists[column].append(values[name])
         written[name] = argument.replace("{list}", column).replace("{position}", str(len(lists[column])))
     return PARAMETER.sub(lambda found: written.get(found[1], found[0]), statement), lists
