@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import duckdb
@@ -41,12 +42,29 @@ def _column(method: Method, calls: list[dict[str, Any]], name: str) -> list[Any]
     return [method.bound(name, call[name]) for call in calls]
 
 
+@dataclass(frozen=True)
+class FromQuery:
+    """An argument whose value a query of ours computes on the connection, written into the arguments table there
+    rather than bound from Python: search's `near`, a list of up to hundreds of thousands of versions, cost more to
+    bring into Python and bind back (0.6-1.2 s at 500,000 studies) than the search. `query` is our SQL text, with its
+    own bound `params`."""
+    query: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
 def _set_arguments(mirror: Mirror, method: Method, arguments: dict[str, Any]) -> None:
     """Binds a call's arguments into the one row of the method's temporary arguments table, where its prepared call
-    queries read them (made once per connection)."""
+    queries read them (made once per connection); a FromQuery's value is computed there."""
     if _make_argument_table(mirror, method):
         forget_plans(mirror)
-    mirror.con.execute(_argument_statements(method)[1], arguments)
+    computed = {name: value for name, value in arguments.items() if isinstance(value, FromQuery)}
+    mirror.con.execute(_argument_statements(method)[1], {name: None if name in computed else value
+                                                           for name, value in arguments.items()})
+    for name, value in computed.items():
+        if name not in dict(method.columns):
+            raise KeyError(f"{name} is not a column of {method.name}'s arguments")
+        mirror.con.execute(read_sql("calls/args/set_from_query.sql").replace("{table}", f"{method.name}_args")
+                           .replace("{column}", name).replace("{query}", value.query), value.params)
 
 
 def _make_argument_table(mirror: Mirror, method: Method) -> bool:

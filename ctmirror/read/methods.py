@@ -133,8 +133,8 @@ def _search(self: Mirror, method: Method, request: dict[str, Any]) -> Pagination
     arguments = {**params, "page_offset": offset}
     if call["near"] is not None:  # the versions near the point, on the state that answers (cursor's included)
         lat, lon, km = arg.near_point(call["near"])
-        arguments["near"] = mirror.con.execute(read_sql("calls/queries.sql", "near_versions"),
-                                               {"geo_lat": lat, "geo_lon": lon, "geo_km": km}).fetchone()[0]
+        arguments["near"] = answers.FromQuery(read_sql("calls/queries.sql", "near_versions"),
+                                              {"geo_lat": lat, "geo_lon": lon, "geo_km": km})
 
     def page() -> tuple[list[dict[str, Any]], int]:
         rows = answers.rows_of(answers.execute_shaped(mirror, method, "search_page", arguments, page_limit=size))
