@@ -579,6 +579,21 @@ def test_search_near_a_point_finds_what_the_v2_apis_filter_geo_finds(m):
         m.search(condition="cancer", near="52.52,13.40")
 
 
+@pytest.mark.parametrize("lat, lon, km", [(42.36, -71.06, 80), (39.0, -77.1, 800), (64.1, -21.9, 3000),
+                                           (-33.9, 151.2, 50), (0.0, 179.9, 2500), (89.0, 0.0, 20000)])
+def test_the_sites_near_a_point_are_every_site_within_the_distance(m, lat, lon, km):
+    """versions_within reads a band of latitudes first (a degree is at least 111.19 km): every site within the
+    distance is in it, at the equator, across the antimeridian and near a pole alike."""
+    within = m.rows("SELECT version_no, km FROM versions_within($lat, $lon, $km) ORDER BY 1",
+                    {"lat": lat, "lon": lon, "km": km})
+    every = m.rows("SELECT v.version_no, min(6371.0088 * 2 * asin(sqrt(pow(sin(radians(l.lat - $lat) / 2), 2) + "
+                   "cos(radians($lat)) * cos(radians(l.lat)) * pow(sin(radians(l.lon - $lon) / 2), 2)))) AS km "
+                   "FROM all_locations AS l JOIN study_version AS v USING (nct_id, content_hash) "
+                   "WHERE l.lat IS NOT NULL AND l.lon IS NOT NULL GROUP BY 1 HAVING km <= $km ORDER BY 1",
+                   {"lat": lat, "lon": lon, "km": km})
+    assert within == every and (within or km < 100)
+
+
 def test_search_by_nct_ids_and_aliases_with_the_keys_chosen(m):
     alias = m.rows("SELECT alias_nct_id, nct_id FROM nct_alias ORDER BY 1 LIMIT 1")[0]
     found = m.search(nct_ids=["NCT:00711542", alias["alias_nct_id"].lower()], fields=["nct_id", "status"])

@@ -273,7 +273,9 @@ FROM (SELECT nct_id, content_hash,
                  + cos(radians(point_lat::DOUBLE)) * cos(radians(lat))
                    * pow(sin(radians(lon - point_lon::DOUBLE) / 2), 2))) AS km
       FROM all_locations
-      WHERE lat IS NOT NULL AND lon IS NOT NULL) AS d
+      -- a degree of latitude is at least 111.19 km of the distance: the band first spares most sites the trigonometry
+      WHERE lat BETWEEN point_lat::DOUBLE - radius_km::DOUBLE / 111.0 AND point_lat::DOUBLE + radius_km::DOUBLE / 111.0
+        AND lon IS NOT NULL) AS d
 JOIN study_version AS v USING (nct_id, content_hash)
 WHERE d.km <= radius_km::DOUBLE
 GROUP BY v.version_no;
