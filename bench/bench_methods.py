@@ -118,7 +118,13 @@ def main() -> None:
     parser.add_argument("--studies", type=int, default=500_000)
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--cold", action="store_true", help="do not read the catalog into the page cache first")
+    parser.add_argument("--no-scatter", action="store_true",
+                        help="diagnostic: plan no scattered words for any query (phrases and concepts only), to see "
+                             "what Essie's scattered words cost a call")
     args = parser.parse_args()
+    if args.no_scatter:
+        import ctmirror.read.answers as answers
+        answers.may_scatter = lambda query: False
     out = ROOT / "bench" / "out"
     out.mkdir(exist_ok=True)
     sample = reuse_or_build(out / "wh-sample", lambda root: load_paths(Warehouse(root), [sample_path()]))
