@@ -715,3 +715,29 @@ def test_value_areas_and_text_areas_read_from_the_tables(m, records, sample_ware
     assert page["studies"] and all(s["protocolSection"]["statusModule"]["overallStatus"] == "UNKNOWN" and
                                    s["protocolSection"]["statusModule"]["lastKnownStatus"] == "RECRUITING"
                                    for s in page["studies"])
+
+
+def test_the_free_text_finds_a_study_by_its_organisations_or_secondary_id_everywhere(m):
+    """BasicSearch holds the organisation's and secondary study IDs, found whole: search's free text, term_matches
+    and query.term alike (search's `query` found none of them before), scored at the weight the search-areas listing
+    gives them; query.titles, whose areas are the titles, does not find them."""
+    from ctmirror.server.v2.areas import IDENTIFIER_WEIGHT
+
+    rows = m.rows("SELECT i.area, v.nct_id, i.norm FROM study_identifier AS i "
+                  "JOIN study_version AS v USING (version_no) WHERE v.is_current AND length(i.norm) >= 10 "
+                  "AND i.norm NOT SIMILAR TO '.*[a-z]{4,}.*' "
+                  "ORDER BY i.norm LIMIT 8")
+    assert {r["area"] for r in rows} == {"OrgStudyId", "SecondaryId"}
+    by_title = 0
+    for row in rows:
+        written = row["norm"].strip().upper().replace(" ", "-")  # as a user writes one: "2023-504374-38-00"
+        assert row["nct_id"] in search_ids(m, query=written), written
+        assert row["nct_id"] in found(m, **{"query.term": written}), written
+        assert row["nct_id"] in dict(m.sql("SELECT nct_id, score FROM term_matches($q)", {"q": written}).rows())
+        by_title += row["nct_id"] in found(m, **{"query.titles": written})
+    assert by_title < len(rows) / 4  # a title that names its own protocol number, at most
+    only_by_id = [r for r in rows if len(m.sql("SELECT * FROM term_matches($q)", {"q": r["norm"]}).rows()) == 1]
+    assert only_by_id
+    for row in only_by_id:
+        (nct_id, score), = m.sql("SELECT nct_id, score FROM term_matches($q)", {"q": row["norm"]}).rows()
+        assert nct_id == row["nct_id"] and float(score) == IDENTIFIER_WEIGHT

@@ -129,6 +129,11 @@ CREATE OR REPLACE MACRO within_packed(mask) AS (mask::UBIGINT | (mask::UBIGINT <
 -- of stopped_card's versions alone, read from stopped_hit and stopped_word, a few percent of search_hit and
 -- search_word. Each table is a branch of its own, one folded away by the constant: joined as one UNION ALL of the
 -- two, the join's filter on text_id no longer reached search_hit's scan (detect_whitespace nearly 4 times as slow).
+-- The free text (term) also finds a study by its organisation's or secondary study ID given whole, as BasicSearch does
+-- (study_identifier, kept apart from the search index's texts), scored in its lane of weight 0.3 (identifier_lane).
+CREATE OR REPLACE MACRO identifier_lane() AS (
+    SELECT (1::UINTEGER << (area_id - 1))::UINTEGER FROM search_area WHERE field = 'term' AND area = 'StudyType');
+
 CREATE OR REPLACE MACRO phrase_hit_rows_many(field_name, qs, as_ofs, expand := true, stopped_only := false) AS TABLE
 SELECT w.k, h.version_no, packed_areas(h.area_mask, w.learned::INTEGER) AS area_mask
 FROM search_hit AS h
@@ -138,7 +143,12 @@ UNION ALL
 SELECT w.k, h.version_no, packed_areas(h.area_mask, w.learned::INTEGER) AS area_mask
 FROM stopped_hit AS h
 JOIN field_texts_many(field_name, qs, as_ofs, expand := expand) AS w USING (text_id)
-WHERE stopped_only AND h.field = field_name;
+WHERE stopped_only AND h.field = field_name
+UNION ALL
+SELECT q.k, i.version_no, packed_areas(identifier_lane(), 0) AS area_mask
+FROM (SELECT generate_subscripts(qs, 1) AS k, ltrim(unnest(qs), '"') AS norm) AS q
+JOIN study_identifier AS i USING (norm)
+WHERE NOT stopped_only AND field_name = 'term';
 
 -- scattered_word_rows_many(field, qs, relax, within, stopped_only): the rows of scattered words (unquoted queries of
 -- two words or more, stop words aside), one per word of the query and version holding it in some text of the

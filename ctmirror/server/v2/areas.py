@@ -52,7 +52,8 @@ QUERY_PARAMETERS = {
 }
 ADVANCED = Context("text", "term")
 # The organisation's study ID and the secondary IDs (study_identifier): IdSearch's, found whole; BasicSearch's too,
-# weighing this (ours: the API does not publish it).
+# weighing this (ours: the API does not publish it), the weight of the lane the free text's matcher scores them in
+# (sql/methods/_matching.sql, identifier_lane).
 IDENTIFIER_AREAS = ("OrgStudyId", "SecondaryId")
 IDENTIFIER_WEIGHT = 0.3
 # AREA[...] names → where they are looked for. The search index's areas are matched as the methods match.

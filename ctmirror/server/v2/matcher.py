@@ -18,7 +18,6 @@ from ctmirror.server.v2.areas import (
     DATE_AREAS,
     EXPANSION_LEVELS,
     IDENTIFIER_AREAS,
-    IDENTIFIER_WEIGHT,
     STRUCTURED_AREAS,
     WORD_BY_WORD,
     Context,
@@ -142,12 +141,10 @@ class Matcher:
         if context.kind == "text":
             expand, relax = EXPANSION_LEVELS[context.expansion]
             normed = search_norm(text)
-            found = self.leaf_table("text_leaf", field=context.field, phrase=('"' if node.quoted else "") + normed,
-                                    as_of=self.as_of, areas=list(context.areas) if context.areas else None,
-                                    expand=expand, relax=relax and not node.quoted and len(normed.split()) > 1)
-            if context.field == "term" and context.areas is None:  # BasicSearch holds the study IDs too
-                found = self.combine("or", found, self.identifier(text, None, IDENTIFIER_WEIGHT))
-            return found
+            # (the free text's matcher finds the organisation's and secondary study IDs too, as BasicSearch does)
+            return self.leaf_table("text_leaf", field=context.field, phrase=('"' if node.quoted else "") + normed,
+                                   as_of=self.as_of, areas=list(context.areas) if context.areas else None,
+                                   expand=expand, relax=relax and not node.quoted and len(normed.split()) > 1)
         if context.kind in WORD_BY_WORD and not node.quoted and len(search_norm(text).split()) > 1:
             # unquoted words each found, in any order: Essie's word semantics
             return self.evaluate(essie.And(tuple(essie.Words(w) for w in search_norm(text).split())), context)

@@ -19,6 +19,7 @@ from ctmirror.read.mirror import Mirror
 from ctmirror.server.answering import MAX_QUERY_STRING, Answerer
 from ctmirror.server.records import enumerations, field_nodes, field_tree
 from ctmirror.server.v2 import field_stats
+from ctmirror.server.v2.areas import IDENTIFIER_AREAS, IDENTIFIER_WEIGHT
 from ctmirror.server.v2.errors import V2Error
 from ctmirror.server.v2.page_tokens import page_token_state
 from ctmirror.server.v2.request import listed, parameters
@@ -166,7 +167,7 @@ def size_stats(mirror: Mirror) -> dict[str, Any]:
 SEARCH_DOCUMENTS = (("ConditionSearch", "cond", "condition"), ("InterventionSearch", "intr", "intervention"),
                     ("BasicSearch", "term", "term"))
 # The index's areas whose words have no synonyms in the registry's search-areas listing.
-NO_SYNONYM_AREAS = ("NCTId", "LeadSponsorName", "CollaboratorName")
+NO_SYNONYM_AREAS = ("NCTId", "LeadSponsorName", "CollaboratorName", *IDENTIFIER_AREAS)
 
 
 @cache
@@ -190,6 +191,8 @@ def search_areas(mirror: Mirror) -> list[dict[str, Any]]:
     documents = []
     for name, param, field in SEARCH_DOCUMENTS:
         parts = [_search_part(a["area"], float(a["weight"])) for a in areas if a["field"] == field]
+        if field == "term":  # the study IDs, found whole apart from the index's texts
+            parts += [_search_part(area, IDENTIFIER_WEIGHT) for area in IDENTIFIER_AREAS]
         documents.append({"name": name, "param": param, "parts": parts})
     for name, param, pieces in (("TitleSearch", "titles", ["Acronym", "BriefTitle", "OfficialTitle"]),
                                 ("LocationSearch", "locn", ["LocationFacility", "LocationCity", "LocationState",
