@@ -741,3 +741,35 @@ def test_the_free_text_finds_a_study_by_its_organisations_or_secondary_id_everyw
     for row in only_by_id:
         (nct_id, score), = m.sql("SELECT nct_id, score FROM term_matches($q)", {"q": row["norm"]}).rows()
         assert nct_id == row["nct_id"] and float(score) == IDENTIFIER_WEIGHT
+
+
+def test_tilt_ranks_recent_studies_higher_and_finds_the_same(m):
+    def dated(params: dict) -> list[tuple[str, str]]:
+        page, _ = v2.studies(m, {**params, "pageSize": "1000", "fields": "NCTId,StudyFirstPostDate"}, None)
+        return [(s["protocolSection"]["identificationModule"]["nctId"],
+                 s["protocolSection"].get("statusModule", {}).get("studyFirstPostDateStruct", {}).get("date", ""))
+                for s in page["studies"]]
+    plain, tilted = dated({"query.term": "cancer"}), dated({"query.term": "TILT[StudyFirstPostDate]cancer"})
+    assert sorted(plain) == sorted(tilted) and plain != tilted
+    newest = sorted(d for _, d in plain)[len(plain) // 2:]  # the later half of the dates
+    assert sum(d in newest for _, d in tilted[:50]) > sum(d in newest for _, d in plain[:50])
+    for refused, named in (("TILT[BriefTitle]cancer", "TILT[BriefTitle]"), ("FOOD[bar]cancer", "FOOD[...]"),
+                           ("AREA[LocationGeoPoint]DISTANCE[42.36,-71.06,50mi]", "DISTANCE[...]")):
+        with pytest.raises(v2.V2Error, match=named.replace("[", r"\[").replace("]", r"\]").replace(".", r"\.")):
+            found(m, **{"query.term": refused})
+
+
+def test_a_search_areas_name_is_an_area_and_fields_at_query_names_what_was_searched(m):
+    for area, parameter, text in (("ConditionSearch", "query.cond", "heart attack"),
+                                  ("InterventionSearch", "query.intr", "keytruda"),
+                                  ("TitleSearch", "query.titles", "asthma"), ("LocationSearch", "query.locn", "Boston"),
+                                  ("BasicSearch", "query.term", "insulin"), ("IdSearch", "query.id", "NCT00711542")):
+        expected = found(m, **{parameter: text})
+        assert expected and found(m, **{"filter.advanced": f"AREA[{area}]({text})"}) == expected, area
+    page, _ = v2.studies(m, {"query.cond": "cancer", "query.locn": "Boston", "fields": "@query", "pageSize": "5"}, None)
+    shown = {module for study in page["studies"] for module in study["protocolSection"]}
+    assert {"identificationModule", "conditionsModule", "contactsLocationsModule"} <= shown
+    assert not shown & {"eligibilityModule", "armsInterventionsModule", "sponsorCollaboratorsModule"}
+    only_areas, _ = v2.studies(m, {"filter.advanced": "AREA[Phase]PHASE3", "fields": "@query", "pageSize": "3"}, None)
+    assert {tuple(study["protocolSection"]) for study in only_areas["studies"]} == {("identificationModule",
+                                                                                     "designModule")}

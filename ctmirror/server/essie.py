@@ -2,16 +2,16 @@
 
 Supported: words and "quoted phrases", AND, OR, NOT (and a leading minus), parentheses, AREA[Field] before a term or
 a parenthesised expression, RANGE[low, high] with MIN/MAX, dates and ages ("50 years"), MISSING,
-EXPANSION[None|Term|Concept|Relaxation|Lossy] and COVERAGE[FullMatch|StartsWith|EndsWith|Contains] before a
-term, SEARCH[Location](...) (its terms found in one site), a word's prefix (asthm*: three letters or more) and a
-boost after a term (asthma^2: its score doubled, what matches unchanged), and a backslash before an operator or a
-quote mark (\\AND, \\MISSING: the word itself; \\", in a phrase or not: a quote mark, which like all punctuation
-only separates words). An operator before a term applies to the search term that follows: every bare word up to
-the next operator. Adjacent words with no operator between them are one Words node: the matcher finds them as a
-phrase or scattered over the area's fields (each word somewhere), ranking the phrase higher; a quoted phrase only
-as a phrase (docs/methods.md). Anything else (SEARCH[...] of another part of the record, a dangling operator, an
-unclosed bracket) is an EssieError naming the part, which the server answers with 400: never a silently different
-answer.
+EXPANSION[None|Term|Concept|Relaxation|Lossy], COVERAGE[FullMatch|StartsWith|EndsWith|Contains] and TILT[a date
+field] before a term, SEARCH[Location](...) (its terms found in one site), a word's prefix (asthm*: three letters or
+more) and a boost after a term (asthma^2: its score doubled, what matches unchanged), and a backslash before an
+operator or a quote mark (\\AND, \\MISSING: the word itself; \\", in a phrase or not: a quote mark, which like all
+punctuation only separates words). An operator before a term applies to the search term that follows: every bare
+word up to the next operator. Adjacent words with no operator between them are one Words node: the matcher finds
+them as a phrase or scattered over the area's fields (each word somewhere), ranking the phrase higher; a quoted
+phrase only as a phrase (docs/methods.md). Anything else (an operator not named here, as any NAME[...] of four or
+more capitals is one; SEARCH[...] of another part of the record, a dangling operator, an unclosed bracket) is an
+EssieError naming the part, which the server answers with 400: never a silently different answer.
 """
 
 from __future__ import annotations
@@ -48,6 +48,14 @@ class Prefix:
 class Boost:
     """A term followed by ^N (asthma^2): its score multiplied by `factor`; which studies match is unchanged."""
     factor: float
+    expression: object
+
+
+@dataclass(frozen=True)
+class Tilt:
+    """TILT[DateField] before a term: which studies match is unchanged, and the more recent a study's date in that
+    field, the higher its score."""
+    field: str
     expression: object
 
 
@@ -110,7 +118,7 @@ EXPANSIONS = ("none", "term", "concept", "relaxation", "lossy")
 COVERAGES = ("fullmatch", "startswith", "endswith", "contains")
 _TOKEN = re.compile(r'\s*(?:(?P<quoted>"(?:[^"\\]|\\.)*")|(?P<escaped>\\(?:"|[^\s()"^]*))'
                     r'|(?P<open>\()|(?P<close>\))|(?P<op>\b(?:AND|OR|NOT)\b)'
-                    r'|(?P<operator>(?:AREA|RANGE|EXPANSION|SEARCH|COVERAGE|DISTANCE)\[[^\]]*\])'
+                    r'|(?P<operator>[A-Z]{4,}\[[^\]]*\])'
                     r'|(?P<missing>\bMISSING\b)|(?P<minus>-(?=\S))|(?P<boost>\^\d+(?:\.\d+)?(?=[\s()]|$))'
                     r'|(?P<word>[^\s()"^\\]+|\^))')
 MAX_BOOST = 1000.0
@@ -274,6 +282,10 @@ class _Parser:
                 if argument.lower() != "location":
                     raise EssieError(f"SEARCH[{argument}] is not supported by ctmirror: SEARCH[Location] is", value)
                 return Search("location", self.unary(depth + 1))
+            if name == "TILT":
+                if not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*(\.[A-Za-z][A-Za-z0-9]*)*", argument):
+                    raise EssieError(f"TILT[{argument}] does not name a date field", value)
+                return Tilt(argument, self.term(depth))
             raise EssieError(f"{name}[...] is not supported by ctmirror", value)
         if value.endswith("*") and value.rstrip("*"):
             stem = value.rstrip("*")

@@ -23,6 +23,28 @@ INSERT INTO serve_near SELECT version_no, km FROM versions_within($geo_lat::DOUB
 -- A boosted term ({inner}: a subquery of this request; Essie's term^N): the same versions, each score times $factor.
 SELECT version_no, score * $factor::DOUBLE AS score FROM {inner}
 
+-- name: tilt
+-- A tilted term ({inner}: a subquery of this request; Essie's TILT[$field], a date area): the same versions, each
+-- score times 1 plus how far the version's date lies along the thirty years from the registry's opening
+-- (2000-02-29), a fraction from 0 to 1: fixed ends, so the same warehouse ranks alike on any day; a version without
+-- the date keeps its score. sort_value gives a date area's day (days since 1970) as of the cutoff; $field is one of
+-- ours, written in.
+WITH dated AS (
+    SELECT version_no,
+           max(sort_value($field, NULL, enrollment, start_day, completion_day, study_completion_date,
+                          study_first_post_date, last_update_post_date, results_first_post_date, $as_of::DATE,
+                          results_posted, submission_dates)) AS day
+    FROM trial_card
+    WHERE version_no IN (SELECT version_no FROM {inner})
+    GROUP BY version_no
+)
+SELECT f.version_no,
+       f.score * (1 + coalesce(greatest(0.0, least(1.0, (d.day - date_diff('day', DATE '1970-01-01', DATE '2000-02-29'))
+                                                       / date_diff('day', DATE '2000-02-29', DATE '2030-02-28'))), 0))
+           AS score
+FROM {inner} AS f
+LEFT JOIN dated AS d USING (version_no)
+
 -- name: records
 -- The stored records (the registry's JSON, as received) of some versions, from the one file holding them ({file}:
 -- a quoted path of the warehouse's own) and by NCT ID ({nct_ids}: quoted IDs our own page query returned, checked

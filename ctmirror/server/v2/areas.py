@@ -89,7 +89,14 @@ OTHER_AREAS = {"EligibilityCriteria": Context("eligibility"), "LeadSponsorName":
                                                              "DesignInterventionModel", "DesignMasking",
                                                              "InterventionType", "LocationStatus",
                                                              "CollaboratorClass")}}
+# The search-areas listing's areas by name, each what its query parameter searches (AREA[ConditionSearch] is
+# query.cond's search; PatientSearch, query.patient's, which the listing leaves out).
+SEARCH_DOCUMENT_AREAS = {"BasicSearch": "query.term", "ConditionSearch": "query.cond",
+                         "InterventionSearch": "query.intr", "TitleSearch": "query.titles",
+                         "LocationSearch": "query.locn", "SponsorSearch": "query.spons", "OutcomeSearch": "query.outc",
+                         "IdSearch": "query.id", "PatientSearch": "query.patient"}
 AREAS: dict[str, Context] = {
+    **{area.lower(): QUERY_PARAMETERS[param] for area, param in SEARCH_DOCUMENT_AREAS.items()},
     **{area.lower(): Context("text", field, (area,))
        for field, areas in INDEX_AREAS.items() for area in areas},
     **{area.lower(): Context("value", area) for area in STRUCTURED_AREAS},

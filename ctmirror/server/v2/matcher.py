@@ -98,6 +98,13 @@ class Matcher:
         if isinstance(node, essie.Boost):
             inner = self.evaluate(node.expression, context)
             return self._term(read_sql("serve/queries.sql", "boost").replace("{inner}", inner), factor=node.factor)
+        if isinstance(node, essie.Tilt):
+            dated = area_context(node.field)
+            if dated is None or dated.kind != "value" or dated.field not in DATE_AREAS:
+                raise V2Error(f"TILT[{node.field}] takes a date field ({', '.join(DATE_AREAS[:6])}, ...)")
+            inner = self.evaluate(node.expression, context)
+            return self._term(read_sql("serve/queries.sql", "tilt").replace("{inner}", inner), field=dated.field,
+                              as_of=self.as_of)
         if isinstance(node, essie.Expansion):
             return self.evaluate(node.expression, replace(context, expansion=node.level))
         if isinstance(node, essie.Search):

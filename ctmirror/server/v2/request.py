@@ -7,13 +7,16 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ctmirror.core.sqlfiles import read_sql
 from ctmirror.read import cursors
 from ctmirror.server import essie
 from ctmirror.server.csv_columns import Column, columns_for
 from ctmirror.server.records import UnknownField, field_paths, leaf_pieces
 from ctmirror.server.v2.areas import (
     ADVANCED,
+    IDENTIFIER_AREAS,
     QUERY_PARAMETERS,
+    SEARCH_DOCUMENT_AREAS,
     SORTABLE,
     Context,
 )
@@ -159,6 +162,9 @@ def parse_request(params: dict[str, str], mirror: Mirror) -> Search:
     legacy_markup = wants_legacy_markup(params)
     geo_decay = parse_geo_decay(params.get("geoDecay") or DEFAULT_GEO_DECAY)
     fields = listed(params.get("fields"))
+    if fields and any(name.strip().lower() == QUERIED_FIELDS for name in fields):
+        fields = list(dict.fromkeys(expanded for name in fields for expanded in (
+            queried_fields(mirror, queries) if name.strip().lower() == QUERIED_FIELDS else [name])))
     paths = csv_columns = None
     try:
         if fmt == "csv":
@@ -186,6 +192,54 @@ def parse_request(params: dict[str, str], mirror: Mirror) -> Search:
     return Search(queries, filters, sort, min(size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE), offset,
                   count_total == "true", paths, csv_columns, fingerprint, legacy_markup,
                   geo_decay if geo_given and sort[0][0] == "relevance" else None)
+
+
+# fields' special name: every field the request's queries search (the spec's `@query`).
+QUERIED_FIELDS = "@query"
+# The pieces each kind of query searches but the index's text fields (whose areas search_area lists).
+SEARCHED_PIECES = {"location": ("LocationFacility", "LocationCity", "LocationState", "LocationZip", "LocationCountry"),
+                   "sponsor": ("LeadSponsorName", "CollaboratorName", "OrgFullName"),
+                   "lead_sponsor": ("LeadSponsorName",),
+                   "outcome": ("PrimaryOutcomeMeasure", "SecondaryOutcomeMeasure", "OtherOutcomeMeasure"),
+                   "id": ("NCTId", "NCTIdAlias", "Acronym", *IDENTIFIER_AREAS)}
+
+
+def queried_fields(mirror: Mirror, queries: list[tuple[Context, object]]) -> list[str]:
+    """`fields=@query`: NCTId, then the pieces the request's queries search: each query parameter's search area
+    (query.cond: ConditionSearch's Condition, BriefTitle, ...), and every field an AREA[...] of theirs names."""
+    by_field: dict[str, list[str]] = {}
+    for field, area, _ in mirror.con.execute(read_sql("serve/queries.sql", "search_areas")).fetchall():
+        by_field.setdefault(field, []).append(area)
+    pieces = ["NCTId"]
+
+    def searched(context: Context) -> list[str]:
+        if context.kind == "text":
+            areas = list(context.areas or by_field.get(context.field, []))
+            return areas + (list(IDENTIFIER_AREAS) if context.field == "term" and context.areas is None else [])
+        return list(SEARCHED_PIECES.get(context.kind, ()))
+
+    def walk(node: object) -> None:
+        if isinstance(node, essie.Area):
+            document = {name.lower(): param for name, param in SEARCH_DOCUMENT_AREAS.items()}.get(node.field.lower())
+            piece = leaf_pieces().get(node.field.lower())
+            pieces.extend(searched(QUERY_PARAMETERS[document]) if document else [piece] if piece else [])
+        for child in (getattr(node, "expression", None), *getattr(node, "parts", ())):
+            if child is not None:
+                walk(child)
+
+    for context, tree in queries:
+        if _bare_term(tree):
+            pieces.extend(searched(context))
+        walk(tree)
+    return [piece for piece in dict.fromkeys(pieces) if piece.lower() in leaf_pieces()]
+
+
+def _bare_term(node: object) -> bool:
+    """Whether the expression has a term outside every AREA[...] (searched in its parameter's own areas)."""
+    if isinstance(node, essie.Area):
+        return False
+    children = [c for c in (getattr(node, "expression", None), *getattr(node, "parts", ())) if c is not None]
+    return not children or any(_bare_term(child) for child in children)
 
 
 def _filters(params: dict[str, str]) -> dict[str, Any]:
