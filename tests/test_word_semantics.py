@@ -347,14 +347,14 @@ def test_a_lay_name_finds_the_studies_filed_under_its_mesh_heading(m, lay, headi
 
 
 def test_a_brand_name_or_code_finds_the_generic_without_any_record_teaching_it(m):
-    # sql/data/drug_names.csv: no sample record names Rybelsus, Tecentriq, Mounjaro or Zepbound, nor MPDL3280A
+    # sql/data/drug_names.csv: no sample record names Rybelsus, Tecentriq, Mounjaro, Zepbound or Kesimpta, nor MPDL3280A
     # (atezolizumab's development code), where query.intr looks (one summary names Rybelsus); other records
     # teach Ozempic and Wegovy, as other names of semaglutide
     unnamed = m.sql("SELECT * FROM search_terms WHERE regexp_matches(norm, ' (rybelsu|tecentriq|mounjaro|zepbound"
-                    "|mpdl3280a) ') AND area <> 'BriefSummary'")
+                    "|mpdl3280a|kesimpta) ') AND area <> 'BriefSummary'")
     assert not unnamed.height
     for generic, names in [("semaglutide", ("Rybelsus", "Ozempic", "Wegovy")), ("atezolizumab", ("Tecentriq",
-                            "MPDL3280A")), ("tirzepatide", ("Mounjaro", "Zepbound"))]:
+                            "MPDL3280A")), ("tirzepatide", ("Mounjaro", "Zepbound")), ("ofatumumab", ("Kesimpta",))]:
         studies = set(found(m, **{"query.intr": generic}))
         assert studies, generic
         for name in names:
