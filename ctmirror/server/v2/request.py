@@ -271,6 +271,9 @@ def _filters(params: dict[str, str]) -> dict[str, Any]:
             raise V2Error(f"{geo_name} must be distance(latitude,longitude,distance) with km or mi, "
                           f"for example distance(39.0035707,-77.1013313,50mi); not {geo!r}")
         lat, lon, distance, unit = float(found[1]), float(found[2]), float(found[3]), found[4] or "km"
+        if not (-90 <= lat <= 90 and -180 <= lon <= 180):
+            raise V2Error(f"{geo_name}: the latitude is between -90 and 90 and the longitude between -180 and 180, "
+                          f"not {lat:g},{lon:g}")
         filters.update(geo_lat=lat, geo_lon=lon, geo_km=distance * (KM_PER_MILE if unit == "mi" else 1.0))
     for pair in listed(params.get("aggFilters")) or []:
         name, _, options = pair.partition(":")
