@@ -408,7 +408,12 @@ def test_single_studies_aliases_and_the_other_endpoints(api, m):
     assert statuses == {r["s"]: r["n"] for r in m.rows(
         "SELECT overall_status AS s, count(*) AS n FROM studies WHERE overall_status IS NOT NULL GROUP BY 1")}
     assert values[0]["missingStudiesCount"] == 486  # the sample's field-restricted records
-    assert any(n["piece"] == "ProtocolSection" for n in api.get("/api/v2/studies/metadata").json())
+    tree = api.get("/api/v2/studies/metadata").json()
+    assert any(n["piece"] == "ProtocolSection" for n in tree)
+    assert api.get("/api/v2/studies/metadata", params={"includeIndexedOnly": "false",
+                                                       "includeHistoricOnly": "false"}).json() == tree
+    refused = api.get("/api/v2/studies/metadata", params={"includeIndexedOnly": "yes"})
+    assert refused.status_code == 400 and "includeIndexedOnly" in refused.text
     assert any(e["type"] == "Status" for e in api.get("/api/v2/studies/enums").json())
     areas = api.get("/api/v2/studies/search-areas").json()[0]["areas"]
     assert {a["param"] for a in areas} >= {"cond", "intr", "term", "titles", "locn", "spons", "outc", "id", "lead"}

@@ -134,6 +134,12 @@ def v2_routes(answer: Answerer) -> list[Route]:
         return await answer(request, lambda mirror: JSONResponse(field_stats.field_sizes(mirror, fields)), api=True)
 
     async def metadata(request: Request) -> Response:
+        # the spec's two booleans: the field tree served is the default one (no indexed-only or historic-only
+        # fields, which the records do not have), so they are checked and change nothing
+        for name in ("includeIndexedOnly", "includeHistoricOnly"):
+            value = request.query_params.get(name)
+            if value is not None and value.lower() not in ("true", "false"):
+                return PlainTextResponse(f"{name} must be true or false, not {value!r}", status_code=400)
         return JSONResponse(field_tree())
 
     async def enums(request: Request) -> Response:
