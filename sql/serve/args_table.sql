@@ -7,6 +7,6 @@ CREATE OR REPLACE TEMP TABLE serve_args AS
 SELECT NULL::VARCHAR[] AS texts, NULL::VARCHAR[][] AS text_lists, NULL::BIGINT[] AS integers,
        NULL::DOUBLE[] AS numbers, NULL::DATE[] AS dates, NULL::BOOLEAN[] AS flags;
 -- filter.geo's versions, each with the distance of its closest site (km), filled by a search that has one
--- (serve/queries.sql, near_versions) and read by its statement ($near_given): a table rather than a list bound from
+-- (serve/queries.sql, fill_near) and read by its statement ($near_given): a table rather than a list bound from
 -- Python, whose hundreds of thousands of values cost more than the search.
 CREATE OR REPLACE TEMP TABLE serve_near (version_no BIGINT, km DOUBLE);

@@ -4,7 +4,7 @@
 -- no filter):
 -- $statuses (filter.overallStatus, aggFilters status), $phases, $sexes, $study_types, $results (aggFilters),
 -- $ids (filter.ids: NCT IDs, with the studies their aliases name: ids_with_aliases.sql), and $near_given (filter.geo:
--- the versions with a site that near, in serve_near: serve/queries.sql's near_versions).
+-- the versions with a site that near, in serve_near: serve/queries.sql's fill_near).
 -- geoDecay ($geo_decay true: sorting by relevance with filter.geo): decayed_key1, the first key from a study's
 -- relevance (1 with no query) times geo_decay($decay_func, ...) of the distance of its closest site (serve_near), which
 -- page.sql sorts by unless more than 10,000 studies are found, as the API does.

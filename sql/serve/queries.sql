@@ -13,7 +13,7 @@ SELECT alias_nct_id, nct_id FROM nct_alias
 -- serve_near emptied (args_table.sql), before a search with filter.geo fills it.
 DELETE FROM serve_near
 
--- name: near_versions
+-- name: fill_near
 -- filter.geo's versions into serve_near: those with a site within $geo_km km of ($geo_lat, $geo_lon), with the
 -- distance of the closest (versions_within), read before the search, so a search without one never opens the
 -- locations (a filter of the search that read them would read them at every call: a NULL point does not fold).
@@ -25,21 +25,23 @@ SELECT version_no, score * $factor::DOUBLE AS score FROM {inner}
 
 -- name: tilt
 -- A tilted term ({inner}: a subquery of this request; Essie's TILT[$field], a date area): the same versions, each
--- score times 1 plus how far the version's date lies along the thirty years from the registry's opening
--- (2000-02-29), a fraction from 0 to 1: fixed ends, so the same warehouse ranks alike on any day; a version without
--- the date keeps its score. sort_value gives a date area's day (days since 1970) as of the cutoff; $field is one of
--- ours, written in.
+-- score times 1 plus how far the date the cutoff shows ($as_of; NULL: the current state) lies along the thirty
+-- years from the registry's opening (2000-02-29), a fraction from 0 to 1: fixed ends, so the same warehouse ranks
+-- alike on any day; a version without the date keeps its score. sort_value gives a date area's day (days since
+-- 1970); $field is one of ours, written in.
 WITH dated AS (
     SELECT version_no,
-           max(sort_value($field, NULL, enrollment, start_day, completion_day, study_completion_date,
-                          study_first_post_date, last_update_post_date, results_first_post_date, $as_of::DATE,
-                          results_posted, submission_dates)) AS day
+           sort_value($field, NULL, enrollment, start_day, completion_day, study_completion_date,
+                      study_first_post_date, last_update_post_date, results_first_post_date, $as_of::DATE,
+                      results_posted, submission_dates)
+           - date_diff('day', DATE '1970-01-01', DATE '2000-02-29') AS days_open
     FROM trial_card
-    WHERE version_no IN (SELECT version_no FROM {inner})
-    GROUP BY version_no
+    WHERE shown_at(valid_from, valid_to, is_current, study_first_post_date, NULL, $as_of::DATE,
+                   as_of_exact := as_of_exact)
+      AND version_no IN (SELECT version_no FROM {inner})
 )
 SELECT f.version_no,
-       f.score * (1 + coalesce(greatest(0.0, least(1.0, (d.day - date_diff('day', DATE '1970-01-01', DATE '2000-02-29'))
+       f.score * (1 + coalesce(greatest(0.0, least(1.0, d.days_open
                                                        / date_diff('day', DATE '2000-02-29', DATE '2030-02-28'))), 0))
            AS score
 FROM {inner} AS f

@@ -89,6 +89,16 @@ OTHER_AREAS = {"EligibilityCriteria": Context("eligibility"), "LeadSponsorName":
                                                              "DesignInterventionModel", "DesignMasking",
                                                              "InterventionType", "LocationStatus",
                                                              "CollaboratorClass")}}
+# The search-areas listing's areas outside the search index: name, parameter (query.<param>), the pieces searched.
+OTHER_SEARCH_DOCUMENTS = (("TitleSearch", "titles", ("Acronym", "BriefTitle", "OfficialTitle")),
+                          ("LocationSearch", "locn", ("LocationFacility", "LocationCity", "LocationState",
+                                                      "LocationZip", "LocationCountry")),
+                          ("SponsorSearch", "spons", ("LeadSponsorName", "CollaboratorName", "OrgFullName")),
+                          ("OutcomeSearch", "outc", ("OutcomeMeasure",)),
+                          ("IdSearch", "id", ("NCTId", "NCTIdAlias", "Acronym", *IDENTIFIER_AREAS)),
+                          ("LeadSponsorName", "lead", ("LeadSponsorName",)))
+# An area name that is no piece of the record, as the pieces it stands for.
+AREA_PIECES = {"OutcomeMeasure": ("PrimaryOutcomeMeasure", "SecondaryOutcomeMeasure", "OtherOutcomeMeasure")}
 # The search-areas listing's areas by name, each what its query parameter searches (AREA[ConditionSearch] is
 # query.cond's search; PatientSearch, query.patient's, which the listing leaves out).
 SEARCH_DOCUMENT_AREAS = {"BasicSearch": "query.term", "ConditionSearch": "query.cond",

@@ -14,11 +14,13 @@ from ctmirror.server.csv_columns import Column, columns_for
 from ctmirror.server.records import UnknownField, field_paths, leaf_pieces
 from ctmirror.server.v2.areas import (
     ADVANCED,
+    AREA_PIECES,
     IDENTIFIER_AREAS,
+    OTHER_SEARCH_DOCUMENTS,
     QUERY_PARAMETERS,
-    SEARCH_DOCUMENT_AREAS,
     SORTABLE,
     Context,
+    area_context,
 )
 from ctmirror.server.v2.errors import V2Error
 from ctmirror.server.v2.page_tokens import read_page_token
@@ -196,12 +198,6 @@ def parse_request(params: dict[str, str], mirror: Mirror) -> Search:
 
 # fields' special name: every field the request's queries search (the spec's `@query`).
 QUERIED_FIELDS = "@query"
-# The pieces each kind of query searches but the index's text fields (whose areas search_area lists).
-SEARCHED_PIECES = {"location": ("LocationFacility", "LocationCity", "LocationState", "LocationZip", "LocationCountry"),
-                   "sponsor": ("LeadSponsorName", "CollaboratorName", "OrgFullName"),
-                   "lead_sponsor": ("LeadSponsorName",),
-                   "outcome": ("PrimaryOutcomeMeasure", "SecondaryOutcomeMeasure", "OtherOutcomeMeasure"),
-                   "id": ("NCTId", "NCTIdAlias", "Acronym", *IDENTIFIER_AREAS)}
 
 
 def queried_fields(mirror: Mirror, queries: list[tuple[Context, object]]) -> list[str]:
@@ -210,19 +206,19 @@ def queried_fields(mirror: Mirror, queries: list[tuple[Context, object]]) -> lis
     by_field: dict[str, list[str]] = {}
     for field, area, _ in mirror.con.execute(read_sql("serve/queries.sql", "search_areas")).fetchall():
         by_field.setdefault(field, []).append(area)
+    by_kind = {QUERY_PARAMETERS[f"query.{param}"].kind: areas for _, param, areas in OTHER_SEARCH_DOCUMENTS}
     pieces = ["NCTId"]
 
     def searched(context: Context) -> list[str]:
         if context.kind == "text":
             areas = list(context.areas or by_field.get(context.field, []))
             return areas + (list(IDENTIFIER_AREAS) if context.field == "term" and context.areas is None else [])
-        return list(SEARCHED_PIECES.get(context.kind, ()))
+        return [piece for area in by_kind.get(context.kind, ()) for piece in AREA_PIECES.get(area, (area,))]
 
     def walk(node: object) -> None:
-        if isinstance(node, essie.Area):
-            document = {name.lower(): param for name, param in SEARCH_DOCUMENT_AREAS.items()}.get(node.field.lower())
-            piece = leaf_pieces().get(node.field.lower())
-            pieces.extend(searched(QUERY_PARAMETERS[document]) if document else [piece] if piece else [])
+        if isinstance(node, essie.Area):  # a field of the record, or a search area (ConditionSearch) searched
+            piece, context = leaf_pieces().get(node.field.lower()), area_context(node.field)
+            pieces.extend([piece] if piece else searched(context) if context else [])
         for child in (getattr(node, "expression", None), *getattr(node, "parts", ())):
             if child is not None:
                 walk(child)

@@ -19,7 +19,7 @@ from ctmirror.read.mirror import Mirror
 from ctmirror.server.answering import MAX_QUERY_STRING, Answerer
 from ctmirror.server.records import enumerations, field_nodes, field_tree
 from ctmirror.server.v2 import field_stats
-from ctmirror.server.v2.areas import IDENTIFIER_AREAS, IDENTIFIER_WEIGHT
+from ctmirror.server.v2.areas import IDENTIFIER_AREAS, IDENTIFIER_WEIGHT, OTHER_SEARCH_DOCUMENTS
 from ctmirror.server.v2.errors import V2Error
 from ctmirror.server.v2.page_tokens import page_token_state
 from ctmirror.server.v2.request import listed, parameters
@@ -200,13 +200,7 @@ def search_areas(mirror: Mirror) -> list[dict[str, Any]]:
         if field == "term":  # the study IDs, found whole apart from the index's texts
             parts += [_search_part(area, IDENTIFIER_WEIGHT) for area in IDENTIFIER_AREAS]
         documents.append({"name": name, "param": param, "parts": parts})
-    for name, param, pieces in (("TitleSearch", "titles", ["Acronym", "BriefTitle", "OfficialTitle"]),
-                                ("LocationSearch", "locn", ["LocationFacility", "LocationCity", "LocationState",
-                                                            "LocationZip", "LocationCountry"]),
-                                ("SponsorSearch", "spons", ["LeadSponsorName", "CollaboratorName", "OrgFullName"]),
-                                ("OutcomeSearch", "outc", ["OutcomeMeasure"]),
-                                ("IdSearch", "id", ["NCTId", "NCTIdAlias", "Acronym", "OrgStudyId", "SecondaryId"]),
-                                ("LeadSponsorName", "lead", ["LeadSponsorName"])):
+    for name, param, pieces in OTHER_SEARCH_DOCUMENTS:
         documents.append({"name": name, "param": param, "parts": [
-            {"pieces": pieces, "weight": 1.0, "isEnum": False, "isSynonyms": False, "type": "text"}]})
+            {"pieces": list(pieces), "weight": 1.0, "isEnum": False, "isSynonyms": False, "type": "text"}]})
     return [{"name": "Study", "areas": documents}]

@@ -108,7 +108,7 @@ def _page_rows(mirror: Mirror, search: Search, matcher: Matcher, found: str, *, 
         forget_plans(mirror)  # made after statements were prepared: they would be planned at every execution
     if query_params["near_given"]:
         mirror.con.execute(read_sql("serve/queries.sql", "clear_near"))
-        mirror.con.execute(read_sql("serve/queries.sql", "near_versions"), geo)
+        mirror.con.execute(read_sql("serve/queries.sql", "fill_near"), geo)
     statement, lists = _shaped(read_sql("serve/page.sql").replace(
         "{matches}", read_sql("serve/matches.sql").replace("{found}", matcher.found(found))), query_params, sort,
         own=matcher.own)
