@@ -124,7 +124,7 @@ CREATE OR REPLACE MACRO within_packed(mask) AS (mask::UBIGINT | (mask::UBIGINT <
 -- field_hit_rows_many(field, qs, as_ofs, expand, relax, within, stopped_only): per query, the index rows that
 -- count: the version (version_no) and the areas of the field it matched in, packed by how (area_mask: see
 -- packed_areas): by a phrase, by a linked concept (phrase_hit_rows_many), by scattered words
--- (scattered_word_rows_many: the versions holding every word). expand: concept expansion (synonyms, links); relax:
+-- (scattered_word_versions_many: the versions holding every word). expand: concept expansion (synonyms, links); relax:
 -- scattered words; within: of these areas alone, a mask (NULL: all); stopped_only (a constant: get_terminated's):
 -- of stopped_card's versions alone, read from stopped_hit and stopped_word, a few percent of search_hit and
 -- search_word. Each table is a branch of its own, one folded away by the constant: joined as one UNION ALL of the
@@ -150,29 +150,34 @@ FROM (SELECT generate_subscripts(qs, 1) AS k, ltrim(unnest(qs), '"') AS norm) AS
 JOIN study_identifier AS i USING (norm)
 WHERE NOT stopped_only AND field_name = 'term';
 
--- scattered_word_rows_many(field, qs, relax, within, stopped_only): the rows of scattered words (unquoted queries of
--- two words or more, stop words aside), one per word of the query and version holding it in some text of the
--- field's areas (area_mask), before they are grouped by version: those holding every word have word_count rows, so
--- grouping by (k, version_no, word_count) keeps them with HAVING count(*) = word_count (a count costs half what a
--- bit per word and its bit_or did). A method that wants only some versions (the drug's, in search_trials) joins
--- them to these rows before grouping. A condition's or intervention's words are read from search_word (a word's
--- versions, one run of rows), or, with stopped_only (a constant: get_terminated's), from stopped_word, its rows of
--- stopped_card's versions alone; the free text's (term), whose long summaries search_word leaves out, from the
--- texts holding each word (search_token) and their versions (search_hit). (Leaving out the texts that hold the
--- whole query as a phrase, whose versions match anyway, read every candidate text's norm: search's free text
--- 44 ms at the median at 500,000 studies, against 39 without.)
+-- scattered_words(qs, relax): the queries whose words may scatter (unquoted, two words or more, relax true), each
+-- with its distinct words, stop words aside (at most 32).
+CREATE OR REPLACE MACRO scattered_words(qs, relax := true) AS TABLE
+SELECT k, words
+FROM (SELECT k,
+             list_distinct(list_filter(string_split(trim(query), ' '),
+                                       w -> w <> '' AND NOT list_contains(stop_words(), w)))[:32] AS words
+      FROM (SELECT generate_subscripts(qs, 1) AS k, unnest(qs) AS query)
+      WHERE relax AND NOT starts_with(query, '"')
+        AND len(list_filter(string_split(trim(query), ' '), w -> w <> '')) >= 2)
+WHERE len(words) >= 1;
+
+-- scattered_word_rows_many(field, qs, relax, within, stopped_only): the rows of scattered words (scattered_words),
+-- one per word of the query and version holding it in some text of the field's areas (area_mask), before they are
+-- grouped by version: those holding every word have word_count rows, so grouping by (k, version_no, word_count)
+-- keeps them with HAVING count(*) = word_count (a count costs half what a bit per word and its bit_or did). A
+-- condition's or intervention's words are read from search_word (a word's versions, one run of rows), or, with
+-- stopped_only (a constant: get_terminated's), from stopped_word, its rows of stopped_card's versions alone; the
+-- free text's (term), whose long summaries search_word leaves out, from the texts holding each word (search_token)
+-- and their versions (search_hit). (Leaving out the texts that hold the whole query as a phrase, whose versions
+-- match anyway, read every candidate text's norm: search's free text 44 ms at the median at 500,000 studies,
+-- against 39 without.)
 CREATE OR REPLACE MACRO scattered_word_rows_many(field_name, qs, relax := true, within := NULL,
                                                  stopped_only := false) AS TABLE
-WITH queries AS (
-    SELECT k,
-           list_distinct(list_filter(string_split(trim(query), ' '),
-                                     w -> w <> '' AND NOT list_contains(stop_words(), w)))[:32] AS words
-    FROM (SELECT generate_subscripts(qs, 1) AS k, unnest(qs) AS query)
-    WHERE relax AND NOT starts_with(query, '"') AND len(list_filter(string_split(trim(query), ' '), w -> w <> '')) >= 2
-),
-words AS (
+WITH words AS (
     SELECT k, word_count, word
-    FROM (SELECT k, len(words)::UTINYINT AS word_count, unnest(words) AS word FROM queries WHERE len(words) >= 1)
+    FROM (SELECT k, len(words)::UTINYINT AS word_count, unnest(words) AS word
+          FROM scattered_words(qs, relax := relax))
 ),
 term_texts AS (
     SELECT DISTINCT w.k, w.word_count, w.word, t.text_id
@@ -198,15 +203,25 @@ JOIN search_hit AS h ON h.text_id = x.text_id
 WHERE h.field = field_name AND h.area_mask & coalesce(within::UINTEGER, h.area_mask) <> 0
 GROUP BY x.k, x.word_count, x.word, h.version_no;
 
+-- scattered_word_versions_many(field, qs, relax, within, stopped_only): per query, the versions holding every one
+-- of its scattered words, each with the areas they were found in (area_mask, within those of `within`). Here by
+-- grouping scattered_word_rows_many, as any DuckDB client reads the catalog; ctmirror's readers replace it, on
+-- their own connections, by a matcher that intersects the words' sorted versions where it can skip them
+-- (ctmirror/read/word_postings.py), for the same rows.
+CREATE OR REPLACE MACRO scattered_word_versions_many(field_name, qs, relax := true, within := NULL,
+                                                     stopped_only := false) AS TABLE
+SELECT k, version_no, bit_or(area_mask) AS area_mask
+FROM scattered_word_rows_many(field_name, qs, relax := relax, within := within, stopped_only := stopped_only)
+GROUP BY k, version_no, word_count
+HAVING count(*) = word_count;
+
 CREATE OR REPLACE MACRO field_hit_rows_many(field_name, qs, as_ofs, expand := true, relax := true,
                                             within := NULL, stopped_only := false) AS TABLE
 SELECT k, version_no, area_mask
 FROM phrase_hit_rows_many(field_name, qs, as_ofs, expand := expand, stopped_only := stopped_only)
 UNION ALL
-SELECT k, version_no, packed_areas(bit_or(area_mask), 2)
-FROM scattered_word_rows_many(field_name, qs, relax := relax, within := within, stopped_only := stopped_only)
-GROUP BY k, version_no, word_count
-HAVING count(*) = word_count;
+SELECT k, version_no, packed_areas(area_mask, 2)
+FROM scattered_word_versions_many(field_name, qs, relax := relax, within := within, stopped_only := stopped_only);
 
 -- concept_merged(field): the areas in which a linked concept's match adds to a phrase match's score: the
 -- condition's MeSH terms (a study whose condition names the query and whose MeSH term is its heading ranks above

@@ -1,0 +1,122 @@
+"""The readers' matcher of Essie's scattered words (ctmirror/read/word_postings.py): the versions holding every word
+of an unquoted query, intersected outside DuckDB's plan, are the ones the catalog's own macro finds in SQL."""
+
+from __future__ import annotations
+
+import duckdb
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ctmirror import Mirror
+from ctmirror.read.word_postings import WordVersions
+
+READER = "scattered_word_versions_many"  # the reader's temporary macro, found before the catalog's
+CATALOG = "catalog.main.scattered_word_versions_many"  # the catalog's own, in SQL
+FOUND = ("SELECT k, version_no, area_mask FROM {macro}($field, $queries::VARCHAR[], within := $within::UINTEGER) "
+         "ORDER BY ALL")
+
+
+@pytest.fixture(scope="module")
+def m(sample_warehouse):
+    with Mirror(sample_warehouse) as mirror:
+        yield mirror
+
+
+@pytest.fixture(scope="module")
+def vocabulary(m) -> dict[str, list[str]]:
+    """Each field's words, the commonest first: pairs of them are found together in some studies, not in others."""
+    rows = m.rows("SELECT field, token FROM search_word GROUP BY ALL HAVING count(*) >= 3 "
+                  "ORDER BY field, count(*) DESC, token")
+    words: dict[str, list[str]] = {}
+    for row in rows:
+        words.setdefault(row["field"], []).append(row["token"])
+    return {field: found[:300] for field, found in words.items()}
+
+
+def found_by(m: Mirror, macro: str, field: str, queries: list[str], within: int | None = None) -> list[tuple]:
+    return [tuple(row.values()) for row in m.rows(FOUND.format(macro=macro),
+                                                  {"field": field, "queries": queries, "within": within})]
+
+
+def test_the_reader_intersects_outside_the_plan(m):
+    macros = {row["database_name"]: row["macro_definition"] for row in m.rows(
+        "SELECT database_name, macro_definition FROM duckdb_functions() "
+        "WHERE function_name = 'scattered_word_versions_many'")}
+    assert macros.keys() == {"temp", "catalog"}
+    assert "intersect_word_versions" in macros["temp"]
+    assert "intersect_word_versions" not in macros["catalog"]
+
+
+def test_the_sample_conditions_and_drugs_find_what_the_catalogs_macro_finds(m):
+    for field in ("condition", "intervention"):
+        queries = [row["norm"] for row in m.rows(
+            "SELECT DISTINCT t.norm FROM search_text AS t JOIN search_hit AS h USING (text_id) "
+            "WHERE h.field = $field AND t.norm LIKE '% % %' ORDER BY t.norm LIMIT 400",
+            {"field": field})]
+        found = found_by(m, READER, field, queries)
+        assert len({k for k, _, _ in found}) > 300  # most of them are found, each by its own words at least
+        assert found == found_by(m, CATALOG, field, queries)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_words_within_any_areas_find_what_the_catalogs_macro_finds(m, vocabulary, data):
+    field = data.draw(st.sampled_from(["condition", "intervention"]))
+    queries = [" ".join(data.draw(st.lists(st.sampled_from(vocabulary[field]), min_size=2, max_size=4)))
+               for _ in range(data.draw(st.integers(1, 3)))]
+    within = data.draw(st.none() | st.integers(1, 2 ** 11 - 1))
+    assert found_by(m, READER, field, queries, within) == found_by(m, CATALOG, field, queries, within)
+
+
+def test_the_free_texts_and_get_terminateds_words_stay_in_sql(m):
+    for field, stopped in (("term", False), ("condition", True)):
+        query = f"EXPLAIN SELECT * FROM {READER}($field, ['breast cancer'], stopped_only := {str(stopped).lower()})"
+        plan = "".join(str(row) for row in m.rows(query, {"field": field}))
+        assert "intersect_word_versions" not in plan
+
+
+def unsorted_catalog() -> duckdb.DuckDBPyConnection:
+    """A catalog whose search_word holds, as a night's patch leaves it, a rewritten study's rows after the rest."""
+    con = duckdb.connect()
+    con.execute("ATTACH ':memory:' AS catalog")
+    con.execute("CREATE TABLE catalog.search_word "
+                "(field VARCHAR, token VARCHAR, version_no BIGINT, area_mask UINTEGER)")
+    con.execute("INSERT INTO catalog.search_word VALUES "
+                "('condition', 'asthma', 10, 1), ('condition', 'asthma', 20, 2), ('condition', 'asthma', 30, 1), "
+                "('condition', 'severe', 20, 4), ('condition', 'severe', 30, 1), "
+                "('condition', 'asthma', 5, 1), ('condition', 'severe', 5, 2), "  # the patched study, appended
+                "('intervention', 'asthma', 10, 1)")
+    return con
+
+
+def intersect(words: WordVersions, field: str, queries: list[list[str]], within: int | None = None) -> list:
+    return words.intersect(pa.array([field] * len(queries)), pa.array(queries, pa.list_(pa.string())),
+                           pa.array([within] * len(queries), pa.uint32())).to_pylist()
+
+
+def test_rows_out_of_version_order_are_intersected_in_order():
+    words = WordVersions(unsorted_catalog())
+    assert intersect(words, "condition", [["asthma", "severe"]]) == [[
+        {"version_no": 5, "area_mask": 3}, {"version_no": 20, "area_mask": 6}, {"version_no": 30, "area_mask": 1}]]
+
+
+def test_within_keeps_the_versions_holding_every_word_in_those_areas():
+    words = WordVersions(unsorted_catalog())
+    assert intersect(words, "condition", [["asthma", "severe"]], within=6) == [[{"version_no": 20, "area_mask": 6}]]
+    assert intersect(words, "condition", [["asthma", "severe"]], within=2) == [[]]  # "severe" in another area
+    assert intersect(words, "condition", [["asthma", "severe"]], within=8) == [[]]
+
+
+def test_a_word_no_version_holds_and_a_field_without_the_word_find_nothing():
+    words = WordVersions(unsorted_catalog())
+    assert intersect(words, "condition", [["asthma", "wheeze"]]) == [[]]
+    assert intersect(words, "intervention", [["asthma", "severe"]]) == [[]]
+
+
+def test_words_let_go_under_a_small_budget_are_read_again():
+    words = WordVersions(unsorted_catalog(), cache_bytes=1)
+    first = intersect(words, "condition", [["asthma", "severe"], ["severe", "asthma"]])
+    assert first == intersect(words, "condition", [["severe", "asthma"], ["asthma", "severe"]])
+    assert first[0] == first[1] and len(first[0]) == 3
