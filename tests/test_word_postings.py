@@ -70,11 +70,18 @@ def test_any_words_within_any_areas_find_what_the_catalogs_macro_finds(m, vocabu
     assert found_by(m, READER, field, queries, within) == found_by(m, CATALOG, field, queries, within)
 
 
-def test_the_free_texts_and_get_terminateds_words_stay_in_sql(m):
-    for field, stopped in (("term", False), ("condition", True)):
-        query = f"EXPLAIN SELECT * FROM {READER}($field, ['breast cancer'], stopped_only := {str(stopped).lower()})"
-        plan = "".join(str(row) for row in m.rows(query, {"field": field}))
-        assert "intersect_word_versions" not in plan
+def test_the_free_texts_get_terminateds_and_search_trials_words_stay_in_sql(sample_warehouse):
+    """The words a reader has read into its arrays are those of the calls it intersected: a landscape's condition
+    and a whitespace's drug, not search_trials' drug, get_terminated's query or the free text."""
+    with Mirror(sample_warehouse) as mirror:
+        mirror.search_trials(drug="insulin glargine", condition="diabetes")
+        mirror.get_terminated(query="pulmonary fibrosis")
+        mirror.search(query="chronic pain")
+        assert mirror.word_versions.words_held() == set()
+        mirror.get_landscape(condition="heart failure")
+        mirror.detect_whitespace(drug="insulin glargine", condition="diabetes")
+        assert mirror.word_versions.words_held() == {("condition", "heart"), ("condition", "failure"),
+                                                     ("intervention", "insulin"), ("intervention", "glargine")}
 
 
 def unsorted_catalog() -> duckdb.DuckDBPyConnection:

@@ -24,6 +24,7 @@ from ctmirror.read.answers import answer_saying_left_out, make_argument_tables, 
 from ctmirror.read.methods import Methods
 from ctmirror.read.readonly import check_query, engine_error, open_reader, query_error
 from ctmirror.read.registry import METHODS, STATISTIC_ARGUMENTS, Method
+from ctmirror.read.word_postings import install_word_postings
 
 Answer = TypeVar("Answer")
 
@@ -175,7 +176,7 @@ class Mirror(Methods):
             for name in [name for folder in CATALOG_MACROS for name in sql_files(folder)]:
                 self.con.execute(macro_sql(name).replace("CREATE OR REPLACE MACRO", "CREATE OR REPLACE TEMP MACRO"))
         # Scattered words intersected outside the plan (ctmirror/read/word_postings.py), over the macros above.
-        self.con.execute(read_sql("calls/word_postings.sql", "scattered_word_versions_many"))
+        self.word_versions = install_word_postings(self.con)
 
     @property
     def state_id(self) -> str:

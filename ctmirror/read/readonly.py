@@ -16,7 +16,6 @@ import duckdb
 
 from ctmirror.core.errors import InputError, WarehouseError
 from ctmirror.core.sqlfiles import read_sql, sql_literal
-from ctmirror.read.word_postings import register_word_postings
 
 # Extensions are never fetched or loaded behind a query's back (there is no network here, and a reader needs none).
 READER_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
@@ -55,7 +54,6 @@ def open_reader(catalog: Path, root: Path, allowed: Iterable[Path], *, threads: 
             con.execute(read_sql("session/settings.sql", "memory_limit"), {"limit": memory_limit})
         if exact_only:
             con.execute(read_sql("session/settings.sql", "exact_only"))
-        register_word_postings(con)  # its cursor is set up before the lock
         con.execute(read_sql("session/settings.sql", "allowed_directories"),
                     {"folders": [str(folder).rstrip("/") + "/" for folder in allowed]})
         con.execute(read_sql("session/settings.sql", "lock_reader"))

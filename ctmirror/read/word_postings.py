@@ -53,6 +53,11 @@ class WordVersions:
         self._cache_bytes = cache_bytes
         self._lock = threading.Lock()  # DuckDB may call the function from two of its threads at once
 
+    def words_held(self) -> set[tuple[str, str]]:
+        """The (field, word) pairs whose versions this reader holds now."""
+        with self._lock:
+            return set(self._runs)
+
     def register(self, con: duckdb.DuckDBPyConnection) -> None:
         con.create_function(FUNCTION, self.intersect,
                             [duckdb.sqltypes.VARCHAR, duckdb.list_type(duckdb.sqltypes.VARCHAR),
@@ -129,8 +134,11 @@ class WordVersions:
         return versions, masks
 
 
-def register_word_postings(con: duckdb.DuckDBPyConnection) -> None:
-    """Registers the intersection on a reader's connection, before it is locked (its cursor chooses the catalog).
-    The reader then replaces scattered_word_versions_many with sql/calls/word_postings.sql's (a temporary macro,
-    which DuckDB finds before the catalog's), once the catalog's other macros are settled (Mirror._check_catalog)."""
-    WordVersions(con).register(con)
+def install_word_postings(con: duckdb.DuckDBPyConnection) -> WordVersions:
+    """Registers the intersection on a reader's connection and replaces the catalog's scattered_word_versions_many
+    there by sql/calls/word_postings.sql's (a temporary macro, which DuckDB finds before the catalog's, so run this
+    after any other replacement of the catalog's macros: Mirror._check_catalog)."""
+    word_versions = WordVersions(con)
+    word_versions.register(con)
+    con.execute(read_sql("calls/word_postings.sql", "scattered_word_versions_many"))
+    return word_versions

@@ -8,19 +8,20 @@ SELECT version_no, area_mask FROM search_word WHERE field = $field AND token = $
 
 -- name: scattered_word_versions_many
 -- The catalog's scattered_word_versions_many (sql/methods/_matching.sql), the same rows: a condition's or an
--- intervention's words intersected by intersect_word_versions; the free text's (term), whose words search_word
--- does not hold, and get_terminated's (stopped_only), whose stopped_word holds a few percent of search_word's rows
--- (grouped in less time than a call of the function takes), grouped in SQL as the catalog's macro does. The field
--- and stopped_only are constants: the other branch is planned away.
+-- intervention's words intersected by intersect_word_versions; grouped in SQL as the catalog's macro does, the free
+-- text's (term), whose words search_word does not hold, get_terminated's (stopped_only), whose stopped_word holds a
+-- few percent of search_word's rows (grouped in less time than a call of the function takes), and those of a
+-- caller that asks so (outside_plan false). field_name, stopped_only and outside_plan are constants: one branch is
+-- planned away.
 CREATE OR REPLACE TEMP MACRO scattered_word_versions_many(field_name, qs, relax := true, within := NULL,
-                                                          stopped_only := false) AS TABLE
+                                                          stopped_only := false, outside_plan := true) AS TABLE
 SELECT k, v.version_no, v.area_mask
 FROM (SELECT k, unnest(intersect_word_versions(field_name, words, within::UINTEGER)) AS v
       FROM scattered_words(qs, relax := relax)
-      WHERE field_name <> 'term' AND NOT stopped_only)
+      WHERE outside_plan AND field_name <> 'term' AND NOT stopped_only)
 UNION ALL
 SELECT k, version_no, bit_or(area_mask) AS area_mask
 FROM scattered_word_rows_many(field_name, qs, relax := relax, within := within, stopped_only := stopped_only)
-WHERE field_name = 'term' OR stopped_only
+WHERE NOT outside_plan OR field_name = 'term' OR stopped_only
 GROUP BY k, version_no, word_count
 HAVING count(*) = word_count;

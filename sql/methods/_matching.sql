@@ -121,14 +121,15 @@ CREATE OR REPLACE MACRO scattered_areas(packed) AS nullif(((packed >> 32) & 6553
 -- within_packed(mask): a mask of areas in each of the three places, to keep those areas of a packed mask alone.
 CREATE OR REPLACE MACRO within_packed(mask) AS (mask::UBIGINT | (mask::UBIGINT << 16) | (mask::UBIGINT << 32));
 
--- field_hit_rows_many(field, qs, as_ofs, expand, relax, within, stopped_only): per query, the index rows that
--- count: the version (version_no) and the areas of the field it matched in, packed by how (area_mask: see
+-- field_hit_rows_many(field, qs, as_ofs, expand, relax, within, stopped_only, outside_plan): per query, the index
+-- rows that count: the version (version_no) and the areas of the field it matched in, packed by how (area_mask: see
 -- packed_areas): by a phrase, by a linked concept (phrase_hit_rows_many), by scattered words
 -- (scattered_word_versions_many: the versions holding every word). expand: concept expansion (synonyms, links); relax:
 -- scattered words; within: of these areas alone, a mask (NULL: all); stopped_only (a constant: get_terminated's):
 -- of stopped_card's versions alone, read from stopped_hit and stopped_word, a few percent of search_hit and
 -- search_word. Each table is a branch of its own, one folded away by the constant: joined as one UNION ALL of the
 -- two, the join's filter on text_id no longer reached search_hit's scan (detect_whitespace nearly 4 times as slow).
+-- outside_plan: see scattered_word_versions_many.
 -- The free text (term) also finds a study by its organisation's or secondary study ID given whole, as BasicSearch does
 -- (study_identifier, kept apart from the search index's texts), scored in its lane of weight 0.3 (identifier_lane).
 CREATE OR REPLACE MACRO identifier_lane() AS (
@@ -203,25 +204,27 @@ JOIN search_hit AS h ON h.text_id = x.text_id
 WHERE h.field = field_name AND h.area_mask & coalesce(within::UINTEGER, h.area_mask) <> 0
 GROUP BY x.k, x.word_count, x.word, h.version_no;
 
--- scattered_word_versions_many(field, qs, relax, within, stopped_only): per query, the versions holding every one
--- of its scattered words, each with the areas they were found in (area_mask, within those of `within`). Here by
--- grouping scattered_word_rows_many, as any DuckDB client reads the catalog; ctmirror's readers replace it, on
--- their own connections, by a matcher that intersects the words' sorted versions where it can skip them
--- (ctmirror/read/word_postings.py), for the same rows.
+-- scattered_word_versions_many(field, qs, relax, within, stopped_only, outside_plan): per query, the versions holding
+-- every one of its scattered words, each with the areas they were found in (area_mask, within those of `within`).
+-- Here by grouping scattered_word_rows_many, as any DuckDB client reads the catalog; ctmirror's readers replace it,
+-- on their own connections, by a matcher that intersects the words' sorted versions where it can skip them
+-- (ctmirror/read/word_postings.py), for the same rows, unless outside_plan is false (a constant: search_trials', whose
+-- first calls read the drug's common words, "mg", "tablet", faster in the plan than into the reader's arrays).
 CREATE OR REPLACE MACRO scattered_word_versions_many(field_name, qs, relax := true, within := NULL,
-                                                     stopped_only := false) AS TABLE
+                                                     stopped_only := false, outside_plan := true) AS TABLE
 SELECT k, version_no, bit_or(area_mask) AS area_mask
 FROM scattered_word_rows_many(field_name, qs, relax := relax, within := within, stopped_only := stopped_only)
 GROUP BY k, version_no, word_count
 HAVING count(*) = word_count;
 
 CREATE OR REPLACE MACRO field_hit_rows_many(field_name, qs, as_ofs, expand := true, relax := true,
-                                            within := NULL, stopped_only := false) AS TABLE
+                                            within := NULL, stopped_only := false, outside_plan := true) AS TABLE
 SELECT k, version_no, area_mask
 FROM phrase_hit_rows_many(field_name, qs, as_ofs, expand := expand, stopped_only := stopped_only)
 UNION ALL
 SELECT k, version_no, packed_areas(area_mask, 2)
-FROM scattered_word_versions_many(field_name, qs, relax := relax, within := within, stopped_only := stopped_only);
+FROM scattered_word_versions_many(field_name, qs, relax := relax, within := within, stopped_only := stopped_only,
+                                  outside_plan := outside_plan);
 
 -- concept_merged(field): the areas in which a linked concept's match adds to a phrase match's score: the
 -- condition's MeSH terms (a study whose condition names the query and whose MeSH term is its heading ranks above
@@ -248,14 +251,17 @@ UNION ALL SELECT * FROM term_mask_score;
 CREATE OR REPLACE MACRO hit_score(phrase_mask, phrase_score, word_score) AS
     CASE WHEN phrase_mask IS NOT NULL THEN phrase_score ELSE 0.25 * word_score END;
 
--- field_hits_many(field, qs, as_ofs, relax, stopped_only): per query, the versions (version_no) matching it in a
--- field ('condition', 'intervention'), scored (hit_score). The methods join on version_no; analysts get the current
--- studies' NCT IDs from field_matches. relax false (a constant: no query of the call has two words or more, as the
--- Python API tells) plans no scattered words; stopped_only true (a constant) finds stopped_card's versions alone.
-CREATE OR REPLACE MACRO field_hits_many(field_name, qs, as_ofs, relax := true, stopped_only := false) AS TABLE
+-- field_hits_many(field, qs, as_ofs, relax, stopped_only, outside_plan): per query, the versions (version_no) matching
+-- it in a field ('condition', 'intervention'), scored (hit_score). The methods join on version_no; analysts get the
+-- current studies' NCT IDs from field_matches. relax false (a constant: no query of the call has two words or more,
+-- as the Python API tells) plans no scattered words; stopped_only true (a constant) finds stopped_card's versions
+-- alone; outside_plan: see scattered_word_versions_many.
+CREATE OR REPLACE MACRO field_hits_many(field_name, qs, as_ofs, relax := true, stopped_only := false,
+                                        outside_plan := true) AS TABLE
 WITH versions AS (
     SELECT k, version_no, bit_or(area_mask) AS packed
-    FROM field_hit_rows_many(field_name, qs, as_ofs, relax := relax, stopped_only := stopped_only)
+    FROM field_hit_rows_many(field_name, qs, as_ofs, relax := relax, stopped_only := stopped_only,
+                             outside_plan := outside_plan)
     GROUP BY k, version_no
 ),
 masked AS (

@@ -6,14 +6,16 @@
 -- on narrow integer-keyed columns. as_ofs: each call's strict cutoff (NULL: the current state). The Python API runs
 -- it (one call or a backtest's thousands at once) and then reads the trials' cards (calls/cards.sql) by number;
 -- search_trials joins them here. relax_drugs, relax_conditions: false (a constant) when no drug, or no condition,
--- of the calls has two words or more: the plan then has no scattered words for that side (field_hits_many).
+-- of the calls has two words or more: the plan then has no scattered words for that side (field_hits_many). Its
+-- scattered words are grouped in SQL on a reader too (outside_plan := false, scattered_word_versions_many).
 CREATE OR REPLACE MACRO search_trials_many(drug_queries, condition_queries, cutoffs, as_ofs, phase_filters,
                                            result_limits, relax_drugs := true, relax_conditions := true) AS TABLE
 WITH calls AS (
     SELECT generate_subscripts(drug_queries, 1) AS k, unnest(cutoffs)::DATE AS cutoff, unnest(as_ofs)::DATE AS as_of,
            unnest(phase_filters) AS phase_filter, unnest(result_limits) AS result_limit
 ),
-d AS (SELECT * FROM field_hits_many('intervention', drug_queries, as_ofs, relax := relax_drugs)),
+d AS (SELECT * FROM field_hits_many('intervention', drug_queries, as_ofs, relax := relax_drugs,
+                                  outside_plan := false)),
 c AS (
     -- The condition's rows are read only for the drug's versions (the only ones that can match both, and far fewer
     -- than a broad condition's), before its scattered words are grouped by version: its phrases' rows (word_count
