@@ -53,14 +53,14 @@ def test_the_sample_conditions_and_drugs_find_what_the_catalogs_macro_finds(m):
     for field in ("condition", "intervention"):
         queries = [row["norm"] for row in m.rows(
             "SELECT DISTINCT t.norm FROM search_text AS t JOIN search_hit AS h USING (text_id) "
-            "WHERE h.field = $field AND t.norm LIKE '% % %' ORDER BY t.norm LIMIT 400",
+            "WHERE h.field = $field AND t.norm LIKE '% % %' ORDER BY t.norm LIMIT 150",
             {"field": field})]
         found = found_by(m, READER, field, queries)
-        assert len({k for k, _, _ in found}) > 300  # most of them are found, each by its own words at least
+        assert len({k for k, _, _ in found}) > 100  # most of them are found, each by its own words at least
         assert found == found_by(m, CATALOG, field, queries)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_any_words_within_any_areas_find_what_the_catalogs_macro_finds(m, vocabulary, data):
     field = data.draw(st.sampled_from(["condition", "intervention"]))
