@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctmirror import Mirror
+from ctmirror.read.readonly import QueryFailed
 from ctmirror.read.word_postings import WordVersions
 
 READER = "scattered_word_versions_many"  # the reader's temporary macro, found before the catalog's
@@ -82,6 +83,14 @@ def test_the_free_texts_get_terminateds_and_search_trials_words_stay_in_sql(samp
         mirror.detect_whitespace(drug="insulin glargine", condition="diabetes")
         assert mirror.word_versions.words_held() == {("condition", "heart"), ("condition", "failure"),
                                                      ("intervention", "insulin"), ("intervention", "glargine")}
+
+
+def test_a_users_call_with_too_many_words_is_refused_saying_so(m):
+    words = [f"word{i}" for i in range(33)]
+    with pytest.raises(QueryFailed, match="at most 32 words a query, not 33"):
+        m.rows("SELECT intersect_word_versions('condition', $words::VARCHAR[], NULL::UINTEGER)", {"words": words})
+    assert m.rows("SELECT len(intersect_word_versions('condition', $words::VARCHAR[], NULL::UINTEGER)) AS n",
+                  {"words": words[:32]}) == [{"n": 0}]
 
 
 def unsorted_catalog() -> duckdb.DuckDBPyConnection:

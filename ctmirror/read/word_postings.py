@@ -28,6 +28,9 @@ from ctmirror.core.sqlfiles import read_sql
 # used let go first: at 500,000 studies the commonest condition word ("disease") holds 4.4 MB of them.
 CACHE_BYTES = 128 * 1024 * 1024
 FUNCTION = "intersect_word_versions"
+# The words one query may intersect: the macros keep a query's first 32 (sql/methods/_matching.sql,
+# scattered_words); a user's own call with more is refused rather than read word by word.
+MAX_WORDS = 32
 RESULT_TYPE = duckdb.list_type(duckdb.struct_type({"version_no": duckdb.sqltypes.BIGINT,
                                                    "area_mask": duckdb.sqltypes.UINTEGER}))
 _NO_VERSIONS = np.empty(0, np.int64)
@@ -87,7 +90,10 @@ class WordVersions:
         """The versions holding every word: the rarest word's, each looked up by binary search in the next rarer's."""
         if field is None or not words or any(word is None for word in words):
             return _NO_VERSIONS, _NO_MASKS
-        runs = self._word_runs(field, list(dict.fromkeys(words)))
+        words = list(dict.fromkeys(words))
+        if len(words) > MAX_WORDS:
+            raise ValueError(f"{FUNCTION} takes at most {MAX_WORDS} words a query, not {len(words)}")
+        runs = self._word_runs(field, words)
         if areas is not None:
             runs = [(versions[kept], masks[kept] & areas)
                     for versions, masks in runs for kept in [(masks & areas) != 0]]
