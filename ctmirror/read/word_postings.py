@@ -9,8 +9,8 @@ binary search from the rarest word's: a few microseconds a candidate, whatever t
 
 A reader registers `intersect_word_versions` on its connection and replaces the catalog's
 scattered_word_versions_many by sql/calls/word_postings.sql's, which calls it for the condition's and the
-intervention's fields; the free text's scattered words stay in SQL. Any other DuckDB client reads the catalog's
-macro, with the same answers.
+intervention's fields; the free text's, get_terminated's and search_trials' scattered words stay in SQL, where they
+cost less (the macro's comment says why). Any other DuckDB client reads the catalog's macro, with the same answers.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class WordVersions:
 
     def __init__(self, con: duckdb.DuckDBPyConnection, cache_bytes: int = CACHE_BYTES) -> None:
         self._cursor = con.cursor()
-        self._cursor.execute("USE catalog")
+        self._cursor.execute(read_sql("calls/word_postings.sql", "use_catalog"))
         self._runs: OrderedDict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = OrderedDict()
         self._bytes = 0
         self._cache_bytes = cache_bytes

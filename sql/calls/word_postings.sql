@@ -2,6 +2,10 @@
 -- and the macro that replaces the catalog's scattered_word_versions_many on its connection. Each query begins with a
 -- line `-- name: <name>` and is read by read_sql("calls/word_postings.sql", "<name>").
 
+-- name: use_catalog
+-- The reader's cursor reads the state's catalog (attached as `catalog`, ctmirror/read/readonly.py), as the reader does.
+USE catalog;
+
 -- name: search_word_versions
 -- The versions holding $word in some text of $field's areas (search_word's rows), as stored.
 SELECT version_no, area_mask FROM search_word WHERE field = $field AND token = $word;
