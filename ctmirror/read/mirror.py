@@ -102,6 +102,8 @@ class Mirror(Methods):
                                  f"{str(exc).splitlines()[0]}",
                                  hint="run `ctmirror republish`, or `ctmirror rebuild` if that fails") from exc
         self._check_catalog()  # before anything is prepared: it may install macros
+        # Scattered words intersected outside the plan (ctmirror/read/word_postings.py), over the catalog's macros.
+        self.word_versions = install_word_postings(self.con)
         self.prepared_calls = set()
         self.shaped_plans = {}
         self.argument_tables = set()
@@ -157,8 +159,7 @@ class Mirror(Methods):
     def _check_catalog(self) -> None:
         """Reads the catalog's digests (publish/queries.sql, catalog_format): tables and views from other SQL than this
         version's are refused with the way out; macros alone from other SQL are replaced, on this connection, by this
-        version's (temporary macros, which DuckDB finds before the catalog's), so the state reads as is. Then the
-        reader's own matcher of scattered words replaces the catalog's (sql/calls/word_postings.sql)."""
+        version's (temporary macros, which DuckDB finds before the catalog's), so the state reads as is."""
         tables, macros = catalog_digests()
         try:
             found = self.con.execute(read_sql("calls/queries.sql", "catalog_format")).fetchone()
@@ -175,8 +176,6 @@ class Mirror(Methods):
         if found[1] != macros:
             for name in [name for folder in CATALOG_MACROS for name in sql_files(folder)]:
                 self.con.execute(macro_sql(name).replace("CREATE OR REPLACE MACRO", "CREATE OR REPLACE TEMP MACRO"))
-        # Scattered words intersected outside the plan (ctmirror/read/word_postings.py), over the macros above.
-        self.word_versions = install_word_postings(self.con)
 
     @property
     def state_id(self) -> str:

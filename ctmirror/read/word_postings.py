@@ -143,7 +143,7 @@ class WordVersions:
 def install_word_postings(con: duckdb.DuckDBPyConnection) -> WordVersions:
     """Registers the intersection on a reader's connection and replaces the catalog's scattered_word_versions_many
     there by sql/calls/word_postings.sql's (a temporary macro, which DuckDB finds before the catalog's, so run this
-    after any other replacement of the catalog's macros: Mirror._check_catalog)."""
+    after any other replacement of the catalog's macros: Mirror._connect, after _check_catalog)."""
     word_versions = WordVersions(con)
     word_versions.register(con)
     con.execute(read_sql("calls/word_postings.sql", "scattered_word_versions_many"))

@@ -12,7 +12,7 @@ SELECT version_no, area_mask FROM search_word WHERE field = $field AND token = $
 
 -- name: scattered_word_versions_many
 -- The catalog's scattered_word_versions_many (sql/methods/_matching.sql), the same rows: a condition's or an
--- intervention's words intersected by intersect_word_versions; grouped in SQL as the catalog's macro does, the free
+-- intervention's words intersected by intersect_word_versions; grouped in SQL (grouped_word_versions_many), the free
 -- text's (term), whose words search_word does not hold, get_terminated's (stopped_only), whose stopped_word holds a
 -- few percent of search_word's rows (grouped in less time than a call of the function takes), and those of a
 -- caller that asks so (outside_plan false). field_name, stopped_only and outside_plan are constants: one branch is
@@ -24,8 +24,6 @@ FROM (SELECT k, unnest(intersect_word_versions(field_name, words, within::UINTEG
       FROM scattered_words(qs, relax := relax)
       WHERE outside_plan AND field_name <> 'term' AND NOT stopped_only)
 UNION ALL
-SELECT k, version_no, bit_or(area_mask) AS area_mask
-FROM scattered_word_rows_many(field_name, qs, relax := relax, within := within, stopped_only := stopped_only)
-WHERE NOT outside_plan OR field_name = 'term' OR stopped_only
-GROUP BY k, version_no, word_count
-HAVING count(*) = word_count;
+SELECT k, version_no, area_mask
+FROM grouped_word_versions_many(field_name, qs, relax := relax, within := within, stopped_only := stopped_only)
+WHERE NOT outside_plan OR field_name = 'term' OR stopped_only;

@@ -204,18 +204,25 @@ JOIN search_hit AS h ON h.text_id = x.text_id
 WHERE h.field = field_name AND h.area_mask & coalesce(within::UINTEGER, h.area_mask) <> 0
 GROUP BY x.k, x.word_count, x.word, h.version_no;
 
--- scattered_word_versions_many(field, qs, relax, within, stopped_only, outside_plan): per query, the versions holding
--- every one of its scattered words, each with the areas they were found in (area_mask, within those of `within`).
--- Here by grouping scattered_word_rows_many, as any DuckDB client reads the catalog; ctmirror's readers replace it,
--- on their own connections, by a matcher that intersects the words' sorted versions where it can skip them
--- (ctmirror/read/word_postings.py), for the same rows, unless outside_plan is false (a constant: search_trials', whose
--- first calls read the drug's common words, "mg", "tablet", faster in the plan than into the reader's arrays).
-CREATE OR REPLACE MACRO scattered_word_versions_many(field_name, qs, relax := true, within := NULL,
-                                                     stopped_only := false, outside_plan := true) AS TABLE
+-- grouped_word_versions_many(field, qs, relax, within, stopped_only): per query, the versions holding every one of
+-- its scattered words, each with the areas they were found in (area_mask, within those of `within`), by grouping
+-- scattered_word_rows_many.
+CREATE OR REPLACE MACRO grouped_word_versions_many(field_name, qs, relax := true, within := NULL,
+                                                   stopped_only := false) AS TABLE
 SELECT k, version_no, bit_or(area_mask) AS area_mask
 FROM scattered_word_rows_many(field_name, qs, relax := relax, within := within, stopped_only := stopped_only)
 GROUP BY k, version_no, word_count
 HAVING count(*) = word_count;
+
+-- scattered_word_versions_many(field, qs, relax, within, stopped_only, outside_plan): the same versions. Here
+-- grouped_word_versions_many's, as any DuckDB client reads the catalog; ctmirror's readers replace it, on their own
+-- connections, by a matcher that intersects the words' sorted versions where it can skip them
+-- (ctmirror/read/word_postings.py), for the same rows, unless outside_plan is false (a constant: search_trials', whose
+-- first calls read the drug's common words, "mg", "tablet", faster in the plan than into the reader's arrays).
+CREATE OR REPLACE MACRO scattered_word_versions_many(field_name, qs, relax := true, within := NULL,
+                                                     stopped_only := false, outside_plan := true) AS TABLE
+SELECT *
+FROM grouped_word_versions_many(field_name, qs, relax := relax, within := within, stopped_only := stopped_only);
 
 CREATE OR REPLACE MACRO field_hit_rows_many(field_name, qs, as_ofs, expand := true, relax := true,
                                             within := NULL, stopped_only := false, outside_plan := true) AS TABLE
