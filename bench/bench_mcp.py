@@ -8,7 +8,6 @@ NCT IDs uniformly at random, a random cutoff on every contract call.
 
 from __future__ import annotations
 
-import argparse
 import random
 import statistics
 import sys
@@ -23,16 +22,12 @@ from mcp.client.stdio import stdio_client
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.corpus import call_material  # noqa: E402
+from bench.corpus import call_material, scaled_warehouse_arguments  # noqa: E402
 from ctmirror import Mirror  # noqa: E402
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--studies", type=int, default=500_000)
-    parser.add_argument("--calls", type=int, default=100)
-    args = parser.parse_args()
-    root = ROOT / "bench" / "out" / f"wh-{args.studies}"
+    args, root = scaled_warehouse_arguments(100)
     rng = random.Random(41)
     with Mirror(root) as m:
         ids, conditions, drugs = call_material(m)

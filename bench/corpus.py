@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -92,3 +93,13 @@ def reuse_or_build(root: Path, build) -> Path:
         rebuild(Warehouse(root))
     stamp.write_text(sql_fingerprint())
     return root
+
+
+def scaled_warehouse_arguments(calls: int) -> tuple[argparse.Namespace, Path]:
+    """A benchmark's --studies (500,000 by default) and --calls arguments, and the scaled warehouse they name
+    (bench/out/wh-<studies>, built by bench_methods.py)."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--studies", type=int, default=500_000)
+    parser.add_argument("--calls", type=int, default=calls)
+    args = parser.parse_args()
+    return args, Path(__file__).resolve().parent / "out" / f"wh-{args.studies}"

@@ -34,6 +34,8 @@ from ctmirror.core.warehouse import Warehouse
 from ctmirror.read.registry import METHODS
 from ctmirror.server import v2
 from ctmirror.server.app import Settings, create_app
+from ctmirror.server.csv_columns import csv_text
+from ctmirror.server.records import project
 from ingest.loader import load_paths
 
 PAGES = Path(__file__).parent / "data" / "pages"
@@ -76,9 +78,8 @@ def api(sample_warehouse):
 
 
 @pytest.fixture(scope="module")
-def m(sample_warehouse):
-    with Mirror(sample_warehouse) as mirror:
-        yield mirror
+def m(sample_mirror):
+    return sample_mirror
 
 
 def ids(page: dict) -> list[str]:
@@ -321,6 +322,39 @@ def test_fields_projections_match_the_recorded_live_answers(api, records_by_id):
                     assert set(ours[nct_id]["protocolSection"]) == set(study["protocolSection"]), nct_id
                     checked += 1
     assert checked >= 3
+
+
+@pytest.mark.parametrize("cutoff", [None, date(2016, 3, 1)])
+def test_a_page_of_chosen_fields_is_the_whole_records_projected(sample_warehouse, cutoff):
+    """With `fields`, a page decodes only those parts of each stored record (and, at a cutoff, what judges them):
+    each study is its whole record as of the cutoff, projected; keys in the registry's order. The fields include
+    a whole module, a whole section, list items' leaves, dated leaves and documents, whose fate at a cutoff hangs on
+    parts not asked for."""
+    fields = ["protocolSection.statusModule", "protocolSection.identificationModule.nctId", "annotationSection",
+              "protocolSection.contactsLocationsModule.locations.city", "hasResults",
+              "protocolSection.designModule.enrollmentInfo.count", "documentSection.largeDocumentModule.largeDocs",
+              "resultsSection.participantFlowModule.groups.title", "protocolSection.statusModule.completionDateStruct"]
+    paths = [tuple(field.split(".")) for field in fields]
+    with Mirror(sample_warehouse, as_of=cutoff) as m:
+        # the studies with documents, unposted events or results (posted before the cutoff tested or after it)
+        request = {"filter.advanced": "AREA[LargeDocFilename]pdf OR AREA[UnpostedEventType]RELEASE OR "
+                                      "AREA[ResultsFirstPostDate]RANGE[MIN, 2016-01-01]", "pageSize": "1000"}
+        whole, _ = v2.studies(m, request, None)
+        chosen, _ = v2.studies(m, {**request, "fields": ",".join(fields)}, None)
+        # a CSV page decodes what its columns read: the same text as from the whole records
+        for csv_fields in ({}, {"fields": "NCT Number,Study Results,Study Documents,Completion Date,"
+                                          "ResultsFirstPostDate"}):
+            page, search = v2.studies(m, {**request, "format": "csv", **csv_fields}, None)
+            assert search.fields and csv_text(page["studies"], search.csv_columns, header=True) == \
+                csv_text(whole["studies"], search.csv_columns, header=True)
+    assert len(whole["studies"]) > 100
+    assert chosen["studies"] == [project(study, paths) for study in whole["studies"]]
+    for ours, record in zip(chosen["studies"], whole["studies"]):
+        status = ours.get("protocolSection", {}).get("statusModule", {})
+        assert list(status) == list(record["protocolSection"].get("statusModule", {}))
+    assert any("annotationSection" in study for study in chosen["studies"])
+    assert any("largeDocs" in study.get("documentSection", {}).get("largeDocumentModule", {})
+               for study in chosen["studies"])
 
 
 def test_csv_pages(api):

@@ -114,6 +114,9 @@ LIVE_COLUMNS: tuple[Column, ...] = (
     ("Study Documents", _documents),
 )
 _BY_TITLE = {title.lower(): (title, value) for title, value in LIVE_COLUMNS}
+# The parts of a record the titled columns read: a CSV page decodes these alone (records.parts_decoder), not the
+# results, most of a record that has them.
+TITLED_COLUMNS_READ = (("protocolSection",), ("documentSection",), ("hasResults",))
 
 
 def columns_for(fields: list[str] | None) -> list[Column]:
@@ -129,6 +132,14 @@ def columns_for(fields: list[str] | None) -> list[Column]:
             column = (name, lambda record, path=path: _joined(values_at(record, path)))
         found.append(column)
     return found
+
+
+def paths_read(fields: list[str] | None) -> list[tuple[str, ...]]:
+    """The parts of a record that the columns `fields` names (as columns_for reads it) read."""
+    paths: list[tuple[str, ...]] = []
+    for name in fields or [LIVE_COLUMNS[0][0]]:
+        paths.extend(TITLED_COLUMNS_READ if name.strip().lower() in _BY_TITLE else field_paths([name]))
+    return list(dict.fromkeys(paths))
 
 
 def csv_text(records: list[dict[str, Any]], columns: list[Column], *, header: bool) -> str:

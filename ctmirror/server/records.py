@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import date
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
+import msgspec
+
+WHOLE_RECORD = msgspec.json.Decoder()
 DATE_TEXT = re.compile(r"^\d{4}-\d{2}(-\d{2})?$")
 # Dates of a record that are not a DateStruct's: kept only when on or before the cutoff (a later one says when
 # something happened after it).
@@ -71,6 +74,106 @@ def record_as_of(record: dict[str, Any], shown: dict[str, Any], as_of: date | No
 DATE_TYPES = ("ACTUAL", "ESTIMATED")
 # Fields of a list's items that say when the item came to be: an item dated after the cutoff is left out whole.
 ITEM_DATES = ("date", "uploadDate", "releaseDate", "creationDate", "issuedDate", "postedDate")
+
+
+# What record_as_of reads besides the parts asked for: the status it replaces, the enrollment's type.
+READ_AT_A_CUTOFF = (("protocolSection", "statusModule", "overallStatus"),
+                    ("protocolSection", "statusModule", "lastKnownStatus"),
+                    ("protocolSection", "designModule", "enrollmentInfo", "type"))
+
+
+def cutoff_trie(trie: dict[str, Any]) -> dict[str, Any]:
+    """The trie with what record_as_of needs to judge its parts at a cutoff: beside every object on the way, the keys
+    that date it or type it (a DateStruct's type, a list item's upload or event date: ITEM_DATES), and
+    READ_AT_A_CUTOFF; none of them is a field asked for (no piece under ""), so none is counted or matched."""
+    def widened(node: dict[str, Any]) -> dict[str, Any]:
+        out = {key: widened(child) if key else child for key, child in node.items()}
+        if len(node) > ("" in node):  # an object on the way, not a leaf's value
+            for key in ("type", *ITEM_DATES):
+                out.setdefault(key, {})
+        return out
+
+    out = widened(trie)
+    for path in READ_AT_A_CUTOFF:
+        node = out
+        for part in path:
+            node = node.setdefault(part, {})
+    return out
+
+
+# parts_trie's mark of a node wanted whole (a field_stats trie marks a field's node with its piece name instead:
+# a list field's node is read for its size, and may hold the leaves asked for under it).
+WHOLE = "*"
+
+
+@cache
+def _list_paths() -> frozenset[tuple[str, ...]]:
+    return frozenset(path for path, node in field_nodes() if node["type"].endswith("[]"))
+
+
+@cache
+def _tree_order() -> dict[tuple[str, ...], int]:
+    return {path: n for n, (path, _) in enumerate(field_nodes())}
+
+
+def _shape(trie: dict[str, Any], path: tuple[str, ...]) -> type:
+    """A msgspec Struct type holding only the trie's paths of a record (lists where the field tree has lists), in the
+    field tree's order: a record decoded into it keeps its keys in the order the registry writes them. A node marked
+    WHOLE (parts_trie) is decoded whole, whatever the trie holds under it."""
+    fields, names = [], {}
+    order = _tree_order()
+    for key, child in sorted(trie.items(), key=lambda item: order.get((*path, item[0]), len(order))):
+        if not key:
+            continue
+        name = f"f{len(fields)}"  # a record's keys may be Python keywords ("class")
+        names[name] = key
+        kind: Any = Any
+        if child.get("") != WHOLE and len(child) > ("" in child):
+            inner = _shape(child, (*path, key))
+            kind = list[inner] if (*path, key) in _list_paths() else inner
+        fields.append((name, kind | None, None))
+    return msgspec.defstruct("Part", fields, rename=names, omit_defaults=True)
+
+
+def parts_trie(paths: list[tuple[str, ...]]) -> dict[str, Any]:
+    """The paths as nested dicts, each ending at a node marked WHOLE under the key "" (no record key is empty): what
+    a projection wants of it is all of it."""
+    root: dict[str, Any] = {}
+    for path in paths:
+        node = root
+        for part in path:
+            node = node.setdefault(part, {})
+        node[""] = WHOLE
+    return root
+
+
+@lru_cache(maxsize=256)
+def _parts_decoder(trie_json: str, at_a_cutoff: bool) -> msgspec.json.Decoder:
+    trie = json.loads(trie_json)
+    return msgspec.json.Decoder(_shape(cutoff_trie(trie) if at_a_cutoff else trie, ()))
+
+
+def parts_decoder(trie: dict[str, Any], at_a_cutoff: bool) -> Callable[[bytes | str], dict[str, Any]]:
+    """A decoder of stored records (JSON text) that reads only the trie's parts (msgspec skips the rest at C speed:
+    most of a record is results nobody asked for), with, at a cutoff, what record_as_of reads to leave out what came
+    later (cutoff_trie); a record whose parts are not shaped as the field tree says is read whole."""
+    partial = _parts_decoder(json.dumps(trie), at_a_cutoff)
+
+    def decode(text: bytes | str) -> dict[str, Any]:
+        try:
+            return msgspec.to_builtins(partial.decode(text))
+        except msgspec.DecodeError:
+            return decode_record(text)
+
+    return decode
+
+
+def decode_record(text: bytes | str) -> dict[str, Any]:
+    """A stored record, whole. JSON that msgspec refuses but Python's json reads (NaN) is read as ingest read it."""
+    try:
+        return WHOLE_RECORD.decode(text)
+    except msgspec.DecodeError:
+        return json.loads(text)
 
 
 def _dated_after(text: Any, as_of: date) -> bool:
@@ -224,7 +327,10 @@ def project(record: dict[str, Any], paths: list[tuple[str, ...]]) -> dict[str, A
         node = wanted
         for part in path[:-1]:
             node = node.setdefault(part, {})
-        node.setdefault(path[-1], True)
+            if node is True:  # a part wanted whole holds this one (fields=StatusModule,OverallStatus)
+                break
+        else:
+            node[path[-1]] = True
     return _pick(record, wanted) or {}
 
 

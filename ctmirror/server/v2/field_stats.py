@@ -21,10 +21,8 @@ from datetime import date
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-import msgspec
-
 from ctmirror.core.sqlfiles import read_sql
-from ctmirror.server.records import ITEM_DATES, field_nodes, leaf_pieces, record_as_of
+from ctmirror.server.records import field_nodes, leaf_pieces, parts_decoder, record_as_of
 from ctmirror.server.v2.errors import V2Error
 from ctmirror.server.v2.stored import PAGE_COLUMNS, stored_texts
 
@@ -42,7 +40,6 @@ VALUE_SQL = ("OverallStatus", "Phase", "StudyType", "Sex", "StdAge", "LeadSponso
 SIZE_SQL = ("Phase", "StdAge", "Keyword", "Intervention", "Location", "ConditionMesh")
 DATE_FORMATS = {4: "yyyy", 7: "yyyy-MM", 10: "yyyy-MM-dd", 16: "yyyy-MM-dd'T'HH:mm"}
 RECORDS_A_BATCH = 2000
-DECODE = msgspec.json.Decoder().decode
 
 
 @dataclass(frozen=True)
@@ -98,64 +95,15 @@ def _chosen(fields: list[str] | None, known: dict[str, Field], names: dict[str, 
 def shown_records(mirror: Mirror, trie: dict[str, Any],
                   as_of: date | None) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
     """(row of shown_records.sql, record as of cutoff `as_of`) of every study shown at it, in NCT ID order. Only the
-    parts the trie names are decoded (msgspec skips the rest at C speed: most of a record is results nobody asked
-    for), with, at a cutoff, what record_as_of reads to leave out what came later (cutoff_trie)."""
+    parts the trie names are decoded (records.parts_decoder)."""
     rows = mirror.con.execute(read_sql("serve/shown_records.sql"), {"as_of": as_of}).fetchall()
-    partial = msgspec.json.Decoder(_shape(trie if as_of is None else cutoff_trie(trie), ()))
+    decode = parts_decoder(trie, as_of is not None)
     for start in range(0, len(rows), RECORDS_A_BATCH):
         shown = [dict(zip(PAGE_COLUMNS, row)) for row in rows[start:start + RECORDS_A_BATCH]]
         for row, text in zip(shown, stored_texts(mirror, shown)):
-            try:
-                record = msgspec.to_builtins(partial.decode(text))
-            except msgspec.ValidationError:  # a part not shaped as the field tree says: read it whole
-                record = DECODE(text)
-            yield row, record_as_of(record, row, as_of)
+            yield row, record_as_of(decode(text), row, as_of)
 
 
-# What record_as_of reads besides the parts asked for: the status it replaces, the enrollment's type.
-READ_AT_A_CUTOFF = (("protocolSection", "statusModule", "overallStatus"),
-                    ("protocolSection", "statusModule", "lastKnownStatus"),
-                    ("protocolSection", "designModule", "enrollmentInfo", "type"))
-
-
-def cutoff_trie(trie: dict[str, Any]) -> dict[str, Any]:
-    """The trie with what record_as_of needs to judge its parts at a cutoff: beside every object on the way, the keys
-    that date it or type it (a DateStruct's type, a list item's upload or event date: ITEM_DATES), and
-    READ_AT_A_CUTOFF; none of them is a field asked for (no piece under ""), so none is counted or matched."""
-    def widened(node: dict[str, Any]) -> dict[str, Any]:
-        out = {key: widened(child) if key else child for key, child in node.items()}
-        if len(node) > ("" in node):  # an object on the way, not a leaf's value
-            for key in ("type", *ITEM_DATES):
-                out.setdefault(key, {})
-        return out
-
-    out = widened(trie)
-    for path in READ_AT_A_CUTOFF:
-        node = out
-        for part in path:
-            node = node.setdefault(part, {})
-    return out
-
-
-@cache
-def _list_paths() -> frozenset[tuple[str, ...]]:
-    return frozenset(f.path for f in catalogue()[1].values())
-
-
-def _shape(trie: dict[str, Any], path: tuple[str, ...]) -> type:
-    """A msgspec Struct type holding only the trie's paths of a record (lists where the field tree has lists)."""
-    fields, names = [], {}
-    for key, child in trie.items():
-        if not key:
-            continue
-        name = f"f{len(fields)}"  # a record's keys may be Python keywords ("class")
-        names[name] = key
-        kind: Any = Any
-        if len(child) > ("" in child):
-            inner = _shape(child, (*path, key))
-            kind = list[inner] if (*path, key) in _list_paths() else inner
-        fields.append((name, kind | None, None))
-    return msgspec.defstruct("Part", fields, rename=names, omit_defaults=True)
 
 
 def paths_trie(fields: list[Field]) -> dict[str, Any]:

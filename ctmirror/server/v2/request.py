@@ -11,6 +11,7 @@ from ctmirror.core.sqlfiles import read_sql
 from ctmirror.read import cursors
 from ctmirror.server import essie
 from ctmirror.server.csv_columns import Column, columns_for
+from ctmirror.server.csv_columns import paths_read as csv_paths_read  # beside the records module's field_paths
 from ctmirror.server.records import UnknownField, field_paths, leaf_pieces
 from ctmirror.server.v2.areas import (
     ADVANCED,
@@ -93,7 +94,7 @@ class Search:
     page_size: int
     offset: int
     count_total: bool
-    fields: list[tuple[str, ...]] | None
+    fields: list[tuple[str, ...]] | None  # the parts of each record shown (a CSV's: those its columns read)
     csv_columns: list[Column] | None
     fingerprint: str
     legacy_markup: bool = False  # markupFormat=legacy
@@ -170,7 +171,7 @@ def parse_request(params: dict[str, str], mirror: Mirror) -> Search:
     paths = csv_columns = None
     try:
         if fmt == "csv":
-            csv_columns = columns_for(fields)
+            csv_columns, paths = columns_for(fields), csv_paths_read(fields)
         elif fields:
             paths = field_paths(fields)
     except UnknownField as exc:

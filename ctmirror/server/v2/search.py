@@ -131,7 +131,7 @@ def _page(mirror: Mirror, search: Search, matcher: Matcher, found: str, *, has_q
         texts = stored_texts(mirror, shown)
         page: dict[str, Any] = {"studies": [t if isinstance(t, bytes) else t.encode("utf-8") for t in texts]}
     else:
-        records = stored_records(mirror, shown, as_of)
+        records = stored_records(mirror, shown, as_of, paths=search.fields)
         page = {"studies": [shape(legacy_markup(r) if search.legacy_markup else r, search.fields) for r in records]}
     if search.count_total and search.offset == 0:
         page["totalCount"] = rows[0][0] if rows else 0

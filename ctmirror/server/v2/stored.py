@@ -3,7 +3,6 @@ from each segment's record file by the rows of a page query (PAGE_COLUMNS)."""
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import date
 from pathlib import Path
@@ -13,7 +12,7 @@ import duckdb
 
 from ctmirror.core.record_files import RECORDS, record_files_of
 from ctmirror.core.sqlfiles import read_sql, sql_literal
-from ctmirror.server.records import record_as_of
+from ctmirror.server.records import decode_record, parts_decoder, parts_trie, record_as_of
 from ctmirror.server.v2.errors import V2Error
 
 if TYPE_CHECKING:
@@ -26,13 +25,16 @@ PAGE_COLUMNS = ("version_no", "nct_id", "content_hash", "overall_status", "why_s
 
 
 def stored_records(mirror: Mirror, shown: list[dict[str, Any]], as_of: date | None,
-                   withheld: list[list[str]] | None = None) -> list[dict[str, Any]]:
+                   withheld: list[list[str]] | None = None,
+                   paths: list[tuple[str, ...]] | None = None) -> list[dict[str, Any]]:
     """The stored records of the rows shown, in their order, as of the cutoff; `withheld` is given, per record,
-    the paths record_as_of left out."""
+    the paths record_as_of left out. paths: only these parts are wanted (a request's `fields`): the rest of each
+    record is not decoded, and `withheld` then names only what was left out of them."""
+    decode = decode_record if paths is None else parts_decoder(parts_trie(paths), as_of is not None)
     records = []
     for row, text in zip(shown, stored_texts(mirror, shown)):
         out: list[str] = []
-        records.append(record_as_of(json.loads(text), row, as_of, out))
+        records.append(record_as_of(decode(text), row, as_of, out))
         if withheld is not None:
             withheld.append(out)
     return records
