@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import gc
 import hashlib
 import json
 import os
@@ -40,7 +41,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session")
 def records() -> list[dict]:
-    return sample_records()
+    """The sample's 2,279 records, parsed once. Their millions of objects are moved out of the garbage collector's
+    sight (gc.freeze): every full collection of the test process would traverse them again, and decoding a page of
+    records (every v2 search the tests make) triggers many."""
+    parsed = sample_records()
+    gc.freeze()
+    return parsed
 
 
 @pytest.fixture(scope="session")
@@ -96,3 +102,16 @@ def fingerprint(root: Path) -> dict[str, str]:
             key = str(path.relative_to(root))
             files[key] = os.readlink(path) if path.is_symlink() else hashlib.sha256(path.read_bytes()).hexdigest()
     return files
+
+
+@pytest.fixture(scope="session")
+def sample_mirror(sample_warehouse):
+    """One read-only Mirror of the sample for the test files that only read through it: what it prepares for one
+    file's calls (a search's plan of each shape) serves the next file's. Its v2 search arguments table is made first,
+    as a server's pool makes it, before anything is prepared."""
+    from ctmirror import Mirror
+    from ctmirror.server import v2
+
+    with Mirror(sample_warehouse) as mirror:
+        v2.make_search_arguments(mirror)
+        yield mirror

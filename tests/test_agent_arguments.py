@@ -14,9 +14,8 @@ from ctmirror.server.agent_tools import run_tool
 
 
 @pytest.fixture(scope="module")
-def m(sample_warehouse):
-    with Mirror(sample_warehouse) as mirror:
-        yield mirror
+def m(sample_mirror):
+    return sample_mirror
 
 
 @pytest.mark.parametrize("name, arguments, says", WRONG_JSON_TYPES)

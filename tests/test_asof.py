@@ -49,9 +49,8 @@ def random_cutoffs(*, seed: int, count: int, first: date, years: int) -> list[da
 
 
 @pytest.fixture(scope="module")
-def m(sample_warehouse):
-    with Mirror(sample_warehouse) as mirror:
-        yield mirror
+def m(sample_mirror):
+    return sample_mirror
 
 
 def test_a_trial_terminated_after_the_cutoff_is_not_terminated_then(m, records):

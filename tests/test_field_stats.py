@@ -28,9 +28,8 @@ def valid(answer: dict, schema: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def m(sample_warehouse):
-    with Mirror(sample_warehouse) as mirror:
-        yield mirror
+def m(sample_mirror):
+    return sample_mirror
 
 
 def values_of(m: Mirror, fields: list[str] | None) -> dict[str, dict]:

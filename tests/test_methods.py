@@ -19,9 +19,8 @@ from ctmirror.read.arguments import age_days
 
 
 @pytest.fixture(scope="module")
-def m(sample_warehouse):
-    with Mirror(sample_warehouse) as mirror:
-        yield mirror
+def m(sample_mirror):
+    return sample_mirror
 
 
 def words(text: str | None) -> str:

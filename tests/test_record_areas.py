@@ -19,9 +19,8 @@ from ctmirror.server.v2.field_stats import catalogue
 
 
 @pytest.fixture(scope="module")
-def m(sample_warehouse):
-    with Mirror(sample_warehouse) as mirror:
-        yield mirror
+def m(sample_mirror):
+    return sample_mirror
 
 
 def found(m: Mirror, query: str, as_of: date | None = None) -> set[str]:

@@ -28,9 +28,8 @@ def as_json(answer) -> object:
 
 
 @pytest.fixture(scope="module")
-def m(sample_warehouse):
-    with Mirror(sample_warehouse) as mirror:
-        yield mirror
+def m(sample_mirror):
+    return sample_mirror
 
 
 @pytest.mark.parametrize("name", list(METHODS))

@@ -18,9 +18,8 @@ PHASE_LABEL = {"EARLY_PHASE1": "Early Phase 1", "PHASE1": "Phase 1", "PHASE2": "
 
 
 @pytest.fixture(scope="module")
-def m(sample_warehouse):
-    with Mirror(sample_warehouse) as mirror:
-        yield mirror
+def m(sample_mirror):
+    return sample_mirror
 
 
 def ps(record: dict) -> dict:
