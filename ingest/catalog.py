@@ -18,7 +18,14 @@ from pathlib import Path
 
 import duckdb
 
-from ctmirror.core.duck import quiet, side_by_side, studies_per_index_range, writer_lanes, writer_memory
+from ctmirror.core.duck import (
+    process_threads,
+    quiet,
+    side_by_side,
+    studies_per_index_range,
+    writer_lanes,
+    writer_memory,
+)
 from ctmirror.core.errors import WarehouseError
 from ctmirror.core.sqlfiles import catalog_digests, macro_sql, read_sql, sql_digest, sql_files, sql_literal, sql_root
 from ingest.thesaurus import thesaurus_digest
@@ -294,7 +301,7 @@ def build_catalog(path: Path, root: Path, tables: dict[str, list[Path]],
     it while doing other work), and replace the index rows of the studies it names alone. thesaurus: imported
     synonym files (ingest/thesaurus.py)."""
     if con is None:
-        with closing(quiet(duckdb.connect(config=writer_memory()))) as own:
+        with closing(quiet(duckdb.connect(config={**writer_memory(), **process_threads()}))) as own:
             return build_catalog(path, root, tables, current_rows, own, recorded_root=recorded_root,
                                  versions=versions, patch=patch, thesaurus=thesaurus)
     recorded_root = recorded_root or root

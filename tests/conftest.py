@@ -12,8 +12,14 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from ctmirror.core.warehouse import Warehouse
-from ingest.loader import load_paths, sample_path
+# The two workers of `pytest -n 2` share the machine's cores: each runs DuckDB on one thread, as a server's readers
+# do, rather than two threads each contending for two cores. Set before ctmirror is imported: it reads
+# CTMIRROR_THREADS once.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("CTMIRROR_THREADS", "1")
+
+from ctmirror.core.warehouse import Warehouse  # noqa: E402
+from ingest.loader import load_paths, sample_path  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 

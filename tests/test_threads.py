@@ -1,7 +1,11 @@
-"""One Mirror shared by threads: every answer is the one the same call gets alone."""
+"""One Mirror shared by threads: every answer is the one the same call gets alone; DuckDB's threads as
+CTMIRROR_THREADS says."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -43,3 +47,28 @@ def test_eight_threads_on_one_mirror_get_the_answers_each_call_gets_alone(sample
         answers = list(pool.map(run, rounds))
     for i, answer in zip(rounds, answers):
         assert answer == expected[i], CALLS[i]
+
+
+THREADS_OF_A_READER_AND_A_WRITER = """
+import sys
+from pathlib import Path
+from ctmirror import Mirror
+from ctmirror.core.duck import new_connection
+with Mirror(Path(sys.argv[1])) as m:
+    reader = m.con.execute("SELECT current_setting('threads')").fetchone()[0]
+writer = new_connection().execute("SELECT current_setting('threads')").fetchone()[0]
+print(reader, writer)
+"""
+
+
+@pytest.mark.parametrize("given", ["3", "0", "two"])
+def test_ctmirror_threads_sets_every_connections_threads(sample_warehouse, given):
+    """CTMIRROR_THREADS=N: a reader's and a writer's DuckDB run N threads; anything but a whole number from 1 is
+    refused, naming the variable."""
+    done = subprocess.run([sys.executable, "-c", THREADS_OF_A_READER_AND_A_WRITER, str(sample_warehouse)],
+                          env={**os.environ, "CTMIRROR_THREADS": given}, capture_output=True, text=True)
+    if given == "3":
+        assert done.returncode == 0 and done.stdout == "3 3\n", done.stderr
+    else:
+        assert done.returncode != 0 and f"CTMIRROR_THREADS must be a whole number of threads, 1 or more, not " \
+            f"{given!r}" in done.stderr

@@ -21,9 +21,32 @@ from ctmirror.core.sqlfiles import read_sql, sql_files, sql_literal
 if importlib.util.find_spec("pandas") is None:
     sys.modules.setdefault("pandas", None)  # type: ignore[arg-type]
 
+# The cores a process's DuckDB uses: every core, or CTMIRROR_THREADS of them where processes share the machine
+# (several servers, a test run's workers): each connection then runs at most that many threads, and a writer builds
+# that many tables side by side.
+THREADS_ENV = "CTMIRROR_THREADS"
+
+
+def _cores() -> int:
+    given = os.environ.get(THREADS_ENV, "").strip()
+    if not given:
+        return os.cpu_count() or 2
+    if not given.isdigit() or int(given) < 1:
+        raise ValueError(f"{THREADS_ENV} must be a whole number of threads, 1 or more, not {given!r}: unset it to "
+                         "use every core")
+    return int(given)
+
+
+CORES = _cores()
+
+
+def process_threads() -> dict[str, int]:
+    """A connection's config for its threads: CTMIRROR_THREADS's, where it is set (else DuckDB's, a core each)."""
+    return {"threads": CORES} if os.environ.get(THREADS_ENV, "").strip() else {}
+
+
 # Tables written side by side (segments, states, the catalog's index): one per core, since DuckDB scans a
 # batch-sized table on one thread.
-CORES = os.cpu_count() or 2
 PARALLEL_WRITERS = CORES
 # DuckDB threads of a connection that runs beside Python validating the next records: a core is left to Python.
 BESIDE_PYTHON = max(1, CORES - 1)
@@ -169,7 +192,7 @@ def quiet(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
 def new_connection(temp_dir: Path | None = None, *, threads: int | None = None) -> duckdb.DuckDBPyConnection:
     """An in-memory connection with the shared macros. Insertion order is preserved: segment and state files
     follow the order rows were staged in, which is what makes their bytes reproducible."""
-    config: dict[str, object] = {"preserve_insertion_order": True, **writer_memory()}
+    config: dict[str, object] = {"preserve_insertion_order": True, **writer_memory(), **process_threads()}
     if temp_dir is not None:
         config["temp_directory"] = str(temp_dir)
     if threads is not None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import duckdb
 
+from ctmirror.core.duck import process_threads
 from ctmirror.core.errors import InputError, WarehouseError
 from ctmirror.core.sqlfiles import read_sql, sql_literal
 
@@ -37,10 +38,10 @@ def open_reader(catalog: Path, root: Path, allowed: Iterable[Path], *, threads: 
                 memory_limit: str | None = None, exact_only: bool = False) -> duckdb.DuckDBPyConnection:
     """A locked connection to `catalog`. root: the folder its views name their files relative to (a warehouse,
     or a snapshot folder); allowed: the only folders it may read below; threads: DuckDB's threads for its queries
-    (None: one a core); memory_limit: DuckDB's for the whole connection (None: its default); exact_only: at a
-    cutoff, no reconstructed study shown (sql/session/settings.sql, exact_only). A reader never spills to disk: a
-    query over its memory fails rather than write a temporary file."""
-    con = duckdb.connect(":memory:", config=READER_CONFIG)
+    (None: one a core, or CTMIRROR_THREADS); memory_limit: DuckDB's for the whole connection (None: its
+    default); exact_only: at a cutoff, no reconstructed study shown (sql/session/settings.sql, exact_only). A
+    reader never spills to disk: a query over its memory fails rather than write a temporary file."""
+    con = duckdb.connect(":memory:", config={**READER_CONFIG, **process_threads()})
     try:
         con.execute(read_sql("session/settings.sql", "quiet"))
         # ATTACH binds no parameter: the path goes in as a quoted literal.
