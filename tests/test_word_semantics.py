@@ -647,14 +647,29 @@ def test_coverage_asks_for_the_whole_text_its_beginning_or_its_end(m, records):
 
 @pytest.mark.slow  # every record's every site, against four searches
 def test_search_location_finds_the_terms_in_one_site(m, records):
-    """SEARCH[Location](...): every part in one site (its facility, city, state, ZIP code and country), against
-    the records' sites; the same terms over the whole study find more (Boston in one site, France in another)."""
-    def sites_holding(*parts: str) -> set[str]:
+    """SEARCH[Location](...): every part in one site (its facility, city, state, ZIP code, country and recruitment
+    status), against the records' sites; the same terms over the whole study find more (Boston in one site, France
+    in another; a German site, and a site recruiting elsewhere)."""
+    def sites_holding(*parts: str, statuses: tuple[str, ...] | None = None) -> set[str]:
         return {r["protocolSection"]["identificationModule"]["nctId"] for r in records
                 if any(all(search_norm(p) in search_norm(" , ".join(filter(None, (
                            x.get("facility"), x.get("city"), x.get("state"), x.get("zip"), x.get("country")))))
-                           for p in parts)
+                           for p in parts) and (statuses is None or x.get("status") in statuses)
                        for x in r["protocolSection"].get("contactsLocationsModule", {}).get("locations", []))}
+
+    recruiting_in_germany = sites_holding("Germany", statuses=("RECRUITING",))
+    anywhere = set(found(m, **{"query.term": "AREA[LocationCountry]Germany AND AREA[LocationStatus]RECRUITING"}))
+    assert len(recruiting_in_germany) > 20 and recruiting_in_germany < anywhere
+    assert set(found(m, **{"query.term": "SEARCH[Location](AREA[LocationCountry]Germany AND "
+                                         "AREA[LocationStatus]RECRUITING)"})) == recruiting_in_germany
+    open_in_germany = sites_holding("Germany", statuses=("RECRUITING", "NOT_YET_RECRUITING"))
+    assert open_in_germany > recruiting_in_germany and set(found(m, **{
+        "query.term": "SEARCH[Location](AREA[LocationStatus](RECRUITING OR not yet recruiting) AND Germany)"})) == \
+        open_in_germany
+    assert set(found(m, **{"query.term": "SEARCH[Location](AREA[LocationStatus]RECRUITING)"})) == \
+        sites_holding(statuses=("RECRUITING",))
+    assert not found(m, **{"query.term": "SEARCH[Location](AREA[LocationStatus]RECRUITING AND "
+                                         "AREA[LocationStatus]COMPLETED)"})
 
     boston = sites_holding("Boston", "Massachusetts")
     assert len(boston) > 50 and set(found(m, **{
@@ -665,7 +680,7 @@ def test_search_location_finds_the_terms_in_one_site(m, records):
     assert not found(m, **{"query.term": "SEARCH[Location](AREA[LocationCity]Boston AND AREA[LocationCountry]France)"})
     assert found(m, **{"query.term": "AREA[LocationCity]Boston AND AREA[LocationCountry]France"})
     for refused in ("SEARCH[Location](NOT Boston)", "SEARCH[Location](AREA[Condition]Boston)",
-                    "SEARCH[Outcome](pain)"):
+                    "SEARCH[Outcome](pain)", "SEARCH[Location](AREA[LocationStatus](RECRUITING AND COMPLETED))"):
         with pytest.raises(v2.V2Error, match="SEARCH"):
             found(m, **{"query.term": refused})
 

@@ -336,8 +336,9 @@ CREATE OR REPLACE MACRO geo_decay(func, km, scale_km, offset_km, decay) AS
 -- comma-separated part as whole words (a US state's code or name either way, a country by any of its names in
 -- sql/data/synonyms.csv). A part with no letter or digit ('%', '-') is no condition: it normalises to nothing,
 -- and nothing would be contained in every place. location_matches_many(locations): per location, by its
--- position k from 1, the same.
-CREATE OR REPLACE MACRO location_matches_many(location_queries) AS TABLE
+-- position k from 1, the same. location_places_many(locations): per location, the places (place_norm's norm,
+-- a site's search_norm(concat_ws(' , ', facility, city, state, zip, country))) that hold every part.
+CREATE OR REPLACE MACRO location_places_many(location_queries) AS TABLE
 WITH queries AS (
     SELECT k, place,
            EXISTS (SELECT 1 FROM synonym WHERE field = 'location' AND phrase = search_norm(place)) AS known
@@ -367,7 +368,12 @@ places AS (
     GROUP BY a.k, pp.norm
     HAVING count(DISTINCT a.i) = (SELECT n FROM part_count AS c WHERE c.k = a.k)
 )
-SELECT DISTINCT p.k, pp.version_no FROM place_posting AS pp JOIN places AS p USING (norm);
+SELECT k, norm FROM places;
+
+CREATE OR REPLACE MACRO location_matches_many(location_queries) AS TABLE
+SELECT DISTINCT p.k, pp.version_no
+FROM place_posting AS pp
+JOIN location_places_many(location_queries) AS p USING (norm);
 
 CREATE OR REPLACE MACRO location_matches(location_query) AS TABLE
 SELECT version_no FROM location_matches_many([location_query]);

@@ -186,12 +186,20 @@ class Matcher:
         return self.leaf_table(leaf, phrase=text)
 
     def one_site(self, expression: object) -> str:
-        """SEARCH[Location](...): studies with one site (facility, city, state, ZIP code, country) that holds every
-        part of one of the expression's alternatives (its OR of ANDs), each part words, bare or under
-        AREA[LocationCity|...]."""
+        """SEARCH[Location](...): studies with one site (facility, city, state, ZIP code, country, recruitment
+        status) that holds every part of one of the expression's alternatives (its OR of ANDs), each part words,
+        bare or under AREA[LocationCity|...], or a status under AREA[LocationStatus]."""
         found = None
-        for parts in _alternatives(expression):
-            site = self.leaf_table("location_leaf", phrase=", ".join(parts))
+        for places, statuses in _alternatives(expression):
+            phrase = ", ".join(places) or None
+            if not statuses:
+                site = self.leaf_table("location_leaf", phrase=phrase)
+            elif len(set(statuses)) > 1:  # a site has one status
+                site = self.leaf_table("no_terms")
+            elif phrase is None:  # a site of that status anywhere: AREA[LocationStatus]
+                site = self.leaf_table("design_leaf", field=SITE_STATUS, value=statuses[0])
+            else:
+                site = self.leaf_table("site_leaf", phrase=phrase, status=statuses[0])
             found = site if found is None else self.combine("or", found, site)
         return found
 
@@ -219,25 +227,40 @@ class Matcher:
         return self.leaf_table("value_leaf", **params)
 
 
-# a site's fields (sql/normalize/places.sql)
+# a site's fields (sql/normalize/places.sql), and its recruitment status (trial_detail's locations)
 SITE_AREAS = ("LocationFacility", "LocationCity", "LocationState", "LocationZip", "LocationCountry")
+SITE_STATUS = "LocationStatus"
 
 
-def _alternatives(node: object) -> list[list[str]]:
-    """A SEARCH[Location] expression as alternatives (OR) of parts that one site must all hold (AND); a V2Error
-    for what a site's words cannot answer (NOT, another area, a range)."""
+def _alternatives(node: object) -> list[tuple[list[str], list[str]]]:
+    """A SEARCH[Location] expression as alternatives (OR) of what one site must all hold (AND): the parts of its
+    place, and its recruitment statuses (as the API's enumeration writes them); a V2Error for what a site cannot
+    answer (NOT, another area, a range)."""
     if isinstance(node, essie.Words):
         if "," in node.text:
             raise V2Error("SEARCH[Location](...): give a place's parts as terms joined by AND, not by commas")
-        return [[node.text]]
+        return [([node.text], [])]
+    if isinstance(node, essie.Area) and leaf_pieces().get(node.field.lower()) == SITE_STATUS:
+        return [([], [status]) for status in _statuses(node.expression)]
     if isinstance(node, essie.Area) and leaf_pieces().get(node.field.lower()) in SITE_AREAS:
         return _alternatives(node.expression)
     if isinstance(node, essie.Or):
         return [alternative for part in node.parts for alternative in _alternatives(part)]
     if isinstance(node, essie.And):
-        combined: list[list[str]] = [[]]
+        combined: list[tuple[list[str], list[str]]] = [([], [])]
         for part in node.parts:
-            combined = [left + right for left in combined for right in _alternatives(part)]
+            combined = [(places + more_places, statuses + more_statuses) for places, statuses in combined
+                        for more_places, more_statuses in _alternatives(part)]
         return combined
-    raise V2Error("SEARCH[Location](...) takes a site's place: words, AND, OR and AREA[LocationFacility|"
-                  "LocationCity|LocationState|LocationZip|LocationCountry]; not this part")
+    raise V2Error("SEARCH[Location](...) takes a site's place and status: words, AND, OR and AREA[LocationFacility|"
+                  "LocationCity|LocationState|LocationZip|LocationCountry|LocationStatus]; not this part")
+
+
+def _statuses(node: object) -> list[str]:
+    """AREA[LocationStatus]'s values, one or several joined by OR."""
+    if isinstance(node, essie.Words):
+        return [node.text.strip().upper().replace(" ", "_")]
+    if isinstance(node, essie.Or):
+        return [status for part in node.parts for status in _statuses(part)]
+    raise V2Error("SEARCH[Location](...): AREA[LocationStatus] takes a status, or statuses joined by OR "
+                  "(RECRUITING OR NOT_YET_RECRUITING)")
