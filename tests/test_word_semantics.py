@@ -685,6 +685,34 @@ def test_search_location_finds_the_terms_in_one_site(m, records):
             found(m, **{"query.term": refused})
 
 
+def test_all_is_every_study_and_distance_finds_what_filter_geo_finds(m):
+    """ALL (Essie's operator, in capitals) is every study; \\ALL and "all" are the word. AREA[LocationGeoPoint]
+    DISTANCE[lat, lon, radius] finds the studies filter.geo finds for the same point and radius (mi or km, km
+    unless said), with any other term; elsewhere it is refused."""
+    every = set(m.sql("SELECT nct_id FROM studies")["nct_id"].to_list())
+    page, _ = v2.studies(m, {"filter.advanced": "ALL", "countTotal": "true", "fields": "NCTId"}, None)
+    assert page["totalCount"] == len(every)
+    asthma = set(found(m, **{"query.cond": "asthma"}))
+    assert set(found(m, **{"query.cond": "asthma", "filter.advanced": "ALL"})) == asthma
+    assert not found(m, **{"filter.advanced": "NOT ALL"})
+    assert set(found(m, **{"query.term": "\\ALL"})) == set(found(m, **{"query.term": "all"})) < every
+
+    def near(point: str) -> set[str]:
+        return set(found(m, **{"filter.geo": f"distance({point})"}))
+
+    boston = near("42.36,-71.06,50mi")
+    assert 20 < len(boston) < len(every) and near("42.36,-71.06,80.47km") == boston
+    assert set(found(m, **{"filter.advanced": "AREA[LocationGeoPoint]DISTANCE[42.36, -71.06, 50mi]"})) == boston
+    assert set(found(m, **{"filter.advanced": "AREA[LocationGeoPoint]DISTANCE[42.36,-71.06,30]"})) == \
+        near("42.36,-71.06,30km") < boston
+    assert set(found(m, **{"query.cond": "cancer", "filter.advanced": "AREA[LocationGeoPoint]DISTANCE[42.36,-71.06,"
+                                                                     "50mi]"})) == \
+        boston & set(found(m, **{"query.cond": "cancer"}))
+    for refused in ("DISTANCE[42.36,-71.06,50mi]", "AREA[LocationCountry]DISTANCE[42.36,-71.06,50mi]"):
+        with pytest.raises(v2.V2Error, match=r"DISTANCE\[\.\.\.\] applies to AREA\[LocationGeoPoint\]"):
+            found(m, **{"filter.advanced": refused})
+
+
 @pytest.mark.slow  # scans every version's interventions, outcomes and studies
 def test_value_areas_and_text_areas_read_from_the_tables(m, records, sample_warehouse):
     def studies(test) -> set[str]:
@@ -768,7 +796,7 @@ def test_tilt_ranks_recent_studies_higher_and_finds_the_same(m):
     newest = sorted(d for _, d in plain)[len(plain) // 2:]  # the later half of the dates
     assert sum(d in newest for _, d in tilted[:50]) > sum(d in newest for _, d in plain[:50])
     for refused, named in (("TILT[BriefTitle]cancer", "TILT[BriefTitle]"), ("FOOD[bar]cancer", "FOOD[...]"),
-                           ("AREA[LocationGeoPoint]DISTANCE[42.36,-71.06,50mi]", "DISTANCE[...]")):
+                           ("AREA[LocationCity]DISTANCE[42.36,-71.06,50mi]", "DISTANCE[...]")):
         with pytest.raises(v2.V2Error, match=named.replace("[", r"\[").replace("]", r"\]").replace(".", r"\.")):
             found(m, **{"query.term": refused})
 

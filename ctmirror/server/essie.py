@@ -1,17 +1,18 @@
 """Essie, the query syntax of ClinicalTrials.gov's `query.*` and `filter.advanced` parameters, parsed into a tree.
 
 Supported: words and "quoted phrases", AND, OR, NOT (and a leading minus), parentheses, AREA[Field] before a term or
-a parenthesised expression, RANGE[low, high] with MIN/MAX, dates and ages ("50 years"), MISSING,
-EXPANSION[None|Term|Concept|Relaxation|Lossy], COVERAGE[FullMatch|StartsWith|EndsWith|Contains] and TILT[a date
-field] before a term, SEARCH[Location](...) (its terms found in one site), a word's prefix (asthm*: three letters or
-more) and a boost after a term (asthma^2: its score doubled, what matches unchanged), and a backslash before an
-operator or a quote mark (\\AND, \\MISSING: the word itself; \\", in a phrase or not: a quote mark, which like all
-punctuation only separates words). An operator before a term applies to the search term that follows: every bare
-word up to the next operator. Adjacent words with no operator between them are one Words node: the matcher finds
-them as a phrase or scattered over the area's fields (each word somewhere), ranking the phrase higher; a quoted
-phrase only as a phrase (docs/methods.md). Anything else (an operator not named here, as any NAME[...] of four or
-more capitals is one; SEARCH[...] of another part of the record, a dangling operator, an unclosed bracket) is an
-EssieError naming the part, which the server answers with 400: never a silently different answer.
+a parenthesised expression, RANGE[low, high] with MIN/MAX, dates and ages ("50 years"), MISSING, ALL (every study),
+DISTANCE[latitude, longitude, 50mi] under AREA[LocationGeoPoint], EXPANSION[None|Term|Concept|Relaxation|Lossy],
+COVERAGE[FullMatch|StartsWith|EndsWith|Contains] and TILT[a date field] before a term, SEARCH[Location](...) (its
+terms found in one site), a word's prefix (asthm*: three letters or more) and a boost after a term (asthma^2: its
+score doubled, what matches unchanged), and a backslash before an operator or a quote mark (\\AND, \\MISSING,
+\\ALL: the word itself; \\", in a phrase or not: a quote mark, which like all punctuation only separates words). An
+operator before a term applies to the search term that follows: every bare word up to the next operator. Adjacent
+words with no operator between them are one Words node: the matcher finds them as a phrase or scattered over the
+area's fields (each word somewhere), ranking the phrase higher; a quoted phrase only as a phrase (docs/methods.md).
+Anything else (an operator not named here, as any NAME[...] of four or more capitals is one; SEARCH[...] of another
+part of the record, a dangling operator, an unclosed bracket) is an EssieError naming the part, which the server
+answers with 400: never a silently different answer.
 """
 
 from __future__ import annotations
@@ -71,6 +72,20 @@ class Missing:
 
 
 @dataclass(frozen=True)
+class All:
+    """ALL: every study."""
+
+
+@dataclass(frozen=True)
+class Distance:
+    """DISTANCE[latitude, longitude, radius] under AREA[LocationGeoPoint]: a site within `km` of the point (the
+    radius in mi or km, km unless said, as filter.geo)."""
+    lat: float
+    lon: float
+    km: float
+
+
+@dataclass(frozen=True)
 class Area:
     field: str
     expression: object
@@ -119,7 +134,7 @@ COVERAGES = ("fullmatch", "startswith", "endswith", "contains")
 _TOKEN = re.compile(r'\s*(?:(?P<quoted>"(?:[^"\\]|\\.)*")|(?P<escaped>\\(?:"|[^\s()"^]*))'
                     r'|(?P<open>\()|(?P<close>\))|(?P<op>\b(?:AND|OR|NOT)\b)'
                     r'|(?P<operator>[A-Z]{4,}\[[^\]]*\])'
-                    r'|(?P<missing>\bMISSING\b)|(?P<minus>-(?=\S))|(?P<boost>\^\d+(?:\.\d+)?(?=[\s()]|$))'
+                    r'|(?P<missing>\bMISSING\b)|(?P<all>\bALL\b)|(?P<minus>-(?=\S))|(?P<boost>\^\d+(?:\.\d+)?(?=[\s()]|$))'
                     r'|(?P<word>[^\s()"^\\]+|\^))')
 MAX_BOOST = 1000.0
 MIN_PREFIX_CHARACTERS = 3
@@ -261,6 +276,8 @@ class _Parser:
             return Words(phrase, quoted=True)
         if kind == "missing":
             return Missing()
+        if kind == "all":
+            return All()
         if kind == "operator":
             name, argument = value[:value.index("[")], value[value.index("[") + 1:-1].strip()
             if name == "AREA":
@@ -269,6 +286,8 @@ class _Parser:
                 return Area(argument, self.term(depth))
             if name == "RANGE":
                 return _range(argument, value)
+            if name == "DISTANCE":
+                return _distance(argument, value)
             if name == "EXPANSION":
                 if argument.lower() not in EXPANSIONS:
                     raise EssieError(f"EXPANSION[{argument}] is not one of {', '.join(EXPANSIONS)}", value)
@@ -294,6 +313,19 @@ class _Parser:
                                  "before its '*'", value)
             return Prefix(stem)
         return Words(value)
+
+
+_DISTANCE = re.compile(r"^(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*(mi|km)?$", re.IGNORECASE)
+KM_PER_MILE = 1.609344
+
+
+def _distance(argument: str, token: str) -> Distance:
+    found = _DISTANCE.match(argument)
+    if found is None or not -90 <= float(found[1]) <= 90 or not -180 <= float(found[2]) <= 180:
+        raise EssieError("DISTANCE takes a point and a radius: DISTANCE[latitude, longitude, 50mi] (latitude -90..90, "
+                         "longitude -180..180, the radius in mi or km)", token)
+    miles = (found[4] or "km").lower() == "mi"  # km unless said, as filter.geo
+    return Distance(float(found[1]), float(found[2]), float(found[3]) * (KM_PER_MILE if miles else 1.0))
 
 
 def _range(argument: str, token: str) -> Range:

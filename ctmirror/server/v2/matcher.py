@@ -95,6 +95,8 @@ class Matcher:
             return result
         if isinstance(node, essie.Not):
             return self.combine("not", self.universe(), self.evaluate(node.expression, context))
+        if isinstance(node, essie.All):
+            return self.universe()
         if isinstance(node, essie.Boost):
             inner = self.evaluate(node.expression, context)
             return self._term(read_sql("serve/queries.sql", "boost").replace("{inner}", inner), factor=node.factor)
@@ -111,6 +113,11 @@ class Matcher:
             return self.one_site(node.expression)
         if isinstance(node, essie.Coverage):
             return self.evaluate(node.expression, replace(context, coverage=node.how))
+        if isinstance(node, essie.Area) and isinstance(node.expression, essie.Distance):
+            if leaf_pieces().get(node.field.lower()) != GEO_POINT:
+                raise V2Error(f"DISTANCE[...] applies to AREA[{GEO_POINT}] (a site's point), not AREA[{node.field}]")
+            point = node.expression
+            return self.leaf_table("distance_leaf", lat=point.lat, lon=point.lon, km=point.km)
         if isinstance(node, essie.Area):
             inner, piece = area_context(node.field), leaf_pieces().get(node.field.lower())
             if isinstance(node.expression, essie.Missing) and piece and inner and inner.kind != "value":
@@ -134,6 +141,8 @@ class Matcher:
                                    term=search_norm(node.text), areas=list(context.areas) if context.areas else None)
         if context.kind == "value":
             return self._value(node, context.field)
+        if isinstance(node, essie.Distance):
+            raise V2Error(f"DISTANCE[...] applies to AREA[{GEO_POINT}] (a site's point)")
         if isinstance(node, (essie.Range, essie.Missing)):
             raise V2Error(f"{'RANGE' if isinstance(node, essie.Range) else 'MISSING'} applies to a structured "
                           f"field (AREA[{'|'.join(STRUCTURED_AREAS[:4])}|...]), not to a text search")
@@ -230,6 +239,7 @@ class Matcher:
 # a site's fields (sql/normalize/places.sql), and its recruitment status (trial_detail's locations)
 SITE_AREAS = ("LocationFacility", "LocationCity", "LocationState", "LocationZip", "LocationCountry")
 SITE_STATUS = "LocationStatus"
+GEO_POINT = "LocationGeoPoint"  # DISTANCE[...]'s area: a site's coordinates
 
 
 def _alternatives(node: object) -> list[tuple[list[str], list[str]]]:
