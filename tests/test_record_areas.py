@@ -96,6 +96,36 @@ def test_a_term_that_does_not_fit_the_field_is_a_400_naming_it(m):
             found(m, query)
 
 
+def test_a_list_fields_size_is_matched_as_the_records_hold_it(m, records):
+    """AREA[ListField:size]: the size of a list (a nested list's elements summed over the study; none: 0), by a
+    number, RANGE or MISSING, by piece name or field path, against the records' own lists."""
+    def size(record: dict, path: tuple[str, ...]) -> int:
+        def walk(node, parts) -> int:
+            if not parts:
+                return len(node) if isinstance(node, list) else 0
+            if isinstance(node, list):
+                return sum(walk(item, parts) for item in node)
+            return walk(node.get(parts[0]), parts[1:]) if isinstance(node, dict) else 0
+        return walk(record, path)
+
+    def sized(piece: str, test) -> set[str]:
+        path = catalogue()[1][piece].path
+        return {r["protocolSection"]["identificationModule"]["nctId"] for r in records if test(size(r, path))}
+
+    two_phases = sized("Phase", lambda n: n == 2)
+    assert two_phases and found(m, "AREA[Phase:size]2") == two_phases == \
+        found(m, "AREA[protocolSection.designModule.phases:size]2")
+    assert found(m, "AREA[Phase:size]MISSING") == found(m, "AREA[Phase:size]0") == sized("Phase", lambda n: n == 0)
+    assert found(m, "AREA[Condition:size]RANGE[3, MAX]") == sized("Condition", lambda n: n >= 3)
+    assert found(m, "AREA[Location:size]RANGE[MIN, 2]") == sized("Location", lambda n: n <= 2)
+    nested = sized("ArmGroupInterventionName", lambda n: n >= 4)  # each arm's interventions, summed
+    assert nested and found(m, "AREA[ArmGroupInterventionName:size]RANGE[4, MAX]") == nested
+    for query, says in (("AREA[BriefTitle:size]1", "takes a list field"), ("AREA[Phase:size]two", "not a size"),
+                        ("AREA[Phase:size]asthma*", "takes a size")):
+        with pytest.raises(v2.V2Error, match=says):
+            found(m, query)
+
+
 def test_at_a_cutoff_nothing_published_later_is_found(sample_warehouse, records):
     cutoff = date(2016, 1, 1)
     uploaded = having(records, "LargeDocUploadDate", lambda vs: any(v[:10] > "2016-01-01" for v in vs))

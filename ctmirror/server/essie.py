@@ -1,8 +1,9 @@
 """Essie, the query syntax of ClinicalTrials.gov's `query.*` and `filter.advanced` parameters, parsed into a tree.
 
 Supported: words and "quoted phrases", AND, OR, NOT (and a leading minus), parentheses, AREA[Field] before a term or
-a parenthesised expression, RANGE[low, high] with MIN/MAX, dates and ages ("50 years"), MISSING, ALL (every study),
-DISTANCE[latitude, longitude, 50mi] under AREA[LocationGeoPoint], EXPANSION[None|Term|Concept|Relaxation|Lossy],
+a parenthesised expression (AREA[ListField:size]: its size), RANGE[low, high] with MIN/MAX, dates and ages ("50
+years"), MISSING, ALL (every study), DISTANCE[latitude, longitude, 50mi] under AREA[LocationGeoPoint],
+EXPANSION[None|Term|Concept|Relaxation|Lossy],
 COVERAGE[FullMatch|StartsWith|EndsWith|Contains] and TILT[a date field] before a term, SEARCH[Location](...) (its
 terms found in one site), a word's prefix (asthm*: three letters or more) and a boost after a term (asthma^2: its
 score doubled, what matches unchanged), and a backslash before an operator or a quote mark (\\AND, \\MISSING,
@@ -280,8 +281,8 @@ class _Parser:
             return All()
         if kind == "operator":
             name, argument = value[:value.index("[")], value[value.index("[") + 1:-1].strip()
-            if name == "AREA":
-                if not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*(\.[A-Za-z][A-Za-z0-9]*)*", argument):
+            if name == "AREA":  # a field, or a list field's size (AREA[Phase:size]2)
+                if not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*(\.[A-Za-z][A-Za-z0-9]*)*(:size)?", argument, re.IGNORECASE):
                     raise EssieError(f"AREA[{argument}] does not name a field", value)
                 return Area(argument, self.term(depth))
             if name == "RANGE":

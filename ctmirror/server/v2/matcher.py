@@ -118,6 +118,13 @@ class Matcher:
                 raise V2Error(f"DISTANCE[...] applies to AREA[{GEO_POINT}] (a site's point), not AREA[{node.field}]")
             point = node.expression
             return self.leaf_table("distance_leaf", lat=point.lat, lon=point.lon, km=point.km)
+        if isinstance(node, essie.Area) and node.field.lower().endswith(":size"):
+            listed = record_areas.list_field(node.field[:-len(":size")])
+            if listed is None:
+                raise V2Error(f"AREA[{node.field}]: :size takes a list field (Phase, Condition, Location, ...: see "
+                              "/api/v2/stats/field/sizes)")
+            found = record_areas.matching_sizes(self.mirror, self.as_of, listed, node.expression)
+            return self.leaf_table("versions_leaf", versions=",".join(map(str, found)))
         if isinstance(node, essie.Area):
             inner, piece = area_context(node.field), leaf_pieces().get(node.field.lower())
             if isinstance(node.expression, essie.Missing) and piece and inner and inner.kind != "value":

@@ -23,7 +23,7 @@ from ctmirror.server import essie
 from ctmirror.server.records import first_day
 from ctmirror.server.v2.bounds import bound
 from ctmirror.server.v2.errors import V2Error
-from ctmirror.server.v2.field_stats import Field, catalogue, gather_values, paths_trie, shown_records
+from ctmirror.server.v2.field_stats import Field, catalogue, gather_values, paths_trie, shown_records, walk_values
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -81,6 +81,59 @@ def shown_values(mirror: Mirror, as_of: date | None, pieces: list[str]) -> dict[
         while len(_KEPT) > max(KEPT_FIELDS, len(answer)):
             del _KEPT[next(iter(_KEPT))]
     return answer  # type: ignore[return-value]
+
+
+def list_field(name: str) -> Field | None:
+    """The list field a name (piece, alternative name or field path, any case) names, or None."""
+    piece = catalogue()[2].get(name.lower())
+    return None if piece is None else catalogue()[1][piece]
+
+
+def shown_sizes(mirror: Mirror, as_of: date | None, one: Field) -> ShownValues:
+    """Each study's size of list field `one` shown at `as_of` (a nested list's elements summed over the study; 0
+    without the list), read from the records once and kept as shown_values keeps values."""
+    state = (str(mirror.warehouse.root.resolve()), mirror.state_id, as_of, mirror.exact_only, "size")
+    with _KEPT_LOCK:
+        kept = _KEPT.get((*state, one.piece))
+    if kept is None:
+        trie, versions, sizes = paths_trie([one]), [], []
+        counted: list[int] = []
+
+        def measure(_piece: str, items: list | tuple) -> None:
+            counted.append(len(items))
+
+        for row, record in shown_records(mirror, trie, as_of):
+            counted.clear()
+            walk_values(record, trie, measure)
+            versions.append(row["version_no"])
+            sizes.append(sum(counted))
+        kept = ShownValues(versions, sizes)
+    with _KEPT_LOCK:
+        _KEPT.pop((*state, one.piece), None)
+        _KEPT[(*state, one.piece)] = kept
+        while len(_KEPT) > KEPT_FIELDS:
+            del _KEPT[next(iter(_KEPT))]
+    return kept
+
+
+def matching_sizes(mirror: Mirror, as_of: date | None, one: Field, node: object) -> list[int]:
+    """The versions shown at `as_of` whose list field `one` has a size `node` admits: AREA[Phase:size]2 (a number),
+    RANGE[2, MAX], or MISSING (none: size 0)."""
+    if isinstance(node, essie.Missing):
+        low = high = 0
+    elif isinstance(node, (essie.Range, essie.Words)):
+        low, high = (node.low, node.high) if isinstance(node, essie.Range) else (node.text, node.text)
+        low, high = (None if b is None else _size_bound(one, b) for b in (low, high))
+    else:
+        raise V2Error(f"AREA[{one.piece}:size] takes a size, RANGE[low, high] or MISSING, not this term")
+    shown = shown_sizes(mirror, as_of, one)
+    return [version for version, size in zip(shown.versions, shown.values) if _within(size, low, high)]
+
+
+def _size_bound(one: Field, text: str) -> int:
+    if not text.strip().isdigit():
+        raise V2Error(f"AREA[{one.piece}:size]: {text!r} is not a size (a whole number from 0)")
+    return int(text)
 
 
 def matching_versions(mirror: Mirror, as_of: date | None, piece: str, node: object, coverage: str) -> list[int]:
