@@ -1,17 +1,5 @@
 -- /api/v2/stats/field/sizes: how many elements one list field ($field, a piece name of
 -- ctmirror/server/field_stats.py's SIZE_SQL) has in each study shown at $as_of, as (size, studies) for every
--- size of one or more (a study without the list is not counted, as the API counts it).
-WITH shown AS (
-    SELECT t.version_no, CASE $field WHEN 'Phase' THEN len(t.phases) WHEN 'StdAge' THEN len(t.std_ages)
-                                     WHEN 'Intervention' THEN len(t.interventions) END AS card_size
-    FROM trial_card AS t
-    WHERE shown_at(t.valid_from, t.valid_to, t.is_current, t.study_first_post_date, NULL, $as_of::DATE,
-                   as_of_exact := t.as_of_exact)
-),
-sized AS (
-    SELECT CASE $field WHEN 'Location' THEN len(d.locations) WHEN 'Keyword' THEN len(d.keywords)
-                       WHEN 'ConditionMesh' THEN len(d.condition_mesh_terms) ELSE s.card_size END AS size
-    FROM shown AS s
-    LEFT JOIN trial_detail AS d ON $field IN ('Location', 'Keyword', 'ConditionMesh') AND d.version_no = s.version_no
-)
-SELECT size, count(*) AS studies FROM sized WHERE size > 0 GROUP BY size ORDER BY studies DESC, size
+-- size of one or more (a study without the list is not counted, as the API counts it), from list_sizes.sql's rows,
+-- which field_stats.py writes in below.
+SELECT size, count(*) AS studies FROM ({list_sizes}) WHERE size > 0 GROUP BY size ORDER BY studies DESC, size

@@ -285,7 +285,8 @@ def field_sizes(mirror: Mirror, fields: list[str] | None) -> list[dict[str, Any]
 
     def compute(pieces: list[str]) -> dict[str, dict[str, Any]]:
         by_piece = {f.piece: f for f in chosen}
-        counted = {p: Counter(dict(mirror.con.execute(read_sql("serve/field_sizes.sql"),
+        counted = {p: Counter(dict(mirror.con.execute(read_sql("serve/field_sizes.sql").replace(
+                                                          "{list_sizes}", read_sql("serve/list_sizes.sql")),
                                                       {"field": p, "as_of": mirror.as_of}).fetchall()))
                    for p in pieces if p in SIZE_SQL}
         read = [by_piece[p] for p in pieces if p not in counted]

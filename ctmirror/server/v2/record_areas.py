@@ -18,12 +18,21 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.words import search_norm
 from ctmirror.server import essie
 from ctmirror.server.records import first_day
 from ctmirror.server.v2.bounds import bound
 from ctmirror.server.v2.errors import V2Error
-from ctmirror.server.v2.field_stats import Field, catalogue, gather_values, paths_trie, shown_records, walk_values
+from ctmirror.server.v2.field_stats import (
+    SIZE_SQL,
+    Field,
+    catalogue,
+    gather_values,
+    paths_trie,
+    shown_records,
+    walk_values,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -91,10 +100,14 @@ def list_field(name: str) -> Field | None:
 
 def shown_sizes(mirror: Mirror, as_of: date | None, one: Field) -> ShownValues:
     """Each study's size of list field `one` shown at `as_of` (a nested list's elements summed over the study; 0
-    without the list), read from the records once and kept as shown_values keeps values."""
+    without the list): from the catalog for the lists it holds (SIZE_SQL), else read from the records once; kept
+    as shown_values keeps values."""
     state = (str(mirror.warehouse.root.resolve()), mirror.state_id, as_of, mirror.exact_only, "size")
     with _KEPT_LOCK:
         kept = _KEPT.get((*state, one.piece))
+    if kept is None and one.piece in SIZE_SQL:  # the catalog holds its lists
+        rows = mirror.con.execute(read_sql("serve/list_sizes.sql"), {"field": one.piece, "as_of": as_of}).fetchall()
+        kept = ShownValues([version for version, _ in rows], [size for _, size in rows])
     if kept is None:
         trie, versions, sizes = paths_trie([one]), [], []
         counted: list[int] = []
