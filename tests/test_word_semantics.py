@@ -685,6 +685,30 @@ def test_search_location_finds_the_terms_in_one_site(m, records):
             found(m, **{"query.term": refused})
 
 
+def test_coverage_of_a_sponsors_name_and_its_other_spelling(m, records):
+    """AREA[LeadSponsorName]COVERAGE[FullMatch]"..." (or COVER[...]): the whole name, as clients confirm a sponsor
+    exactly; StartsWith and EndsWith its first and last words; against the records' lead sponsors. Without
+    COVERAGE, the words anywhere in the name."""
+    def lead(test) -> set[str]:
+        return {r["protocolSection"]["identificationModule"]["nctId"] for r in records
+                if test(search_norm(r["protocolSection"].get("sponsorCollaboratorsModule", {})
+                                    .get("leadSponsor", {}).get("name", "")))}
+
+    exact = lead(lambda name: name == search_norm("Merck Sharp & Dohme LLC"))
+    assert exact and set(found(m, **{"filter.advanced": 'AREA[LeadSponsorName]COVERAGE[FullMatch]"Merck Sharp & '
+                                                         'Dohme LLC"'})) == exact == set(found(m, **{
+        "filter.advanced": 'AREA[LeadSponsorName]COVER[FullMatch]"merck sharp & dohme llc"'}))
+    ending = lead(lambda name: name.endswith(search_norm("Cancer Institute")))
+    assert len(ending) > 2 and set(found(m, **{
+        "filter.advanced": 'AREA[LeadSponsorName]COVERAGE[EndsWith]"Cancer Institute"'})) == ending
+    starting = lead(lambda name: name.startswith(search_norm("National")))
+    assert starting and set(found(m, **{
+        "filter.advanced": "AREA[LeadSponsorName]COVERAGE[StartsWith]National"})) == starting
+    assert not found(m, **{"filter.advanced": "AREA[LeadSponsorName]COVERAGE[FullMatch]National"})
+    anywhere = lead(lambda name: " cancer " in name and " institute " in name)
+    assert set(found(m, **{"filter.advanced": "AREA[LeadSponsorName]institute cancer"})) == anywhere > ending
+
+
 def test_all_is_every_study_and_distance_finds_what_filter_geo_finds(m):
     """ALL (Essie's operator, in capitals) is every study; \\ALL and "all" are the word. AREA[LocationGeoPoint]
     DISTANCE[lat, lon, radius] finds the studies filter.geo finds for the same point and radius (mi or km, km

@@ -293,7 +293,7 @@ class _Parser:
                 if argument.lower() not in EXPANSIONS:
                     raise EssieError(f"EXPANSION[{argument}] is not one of {', '.join(EXPANSIONS)}", value)
                 return Expansion(argument.lower(), self.term(depth))
-            if name == "COVERAGE":
+            if name in ("COVERAGE", "COVER"):  # COVER: the grammar's other spelling
                 if argument.lower() not in COVERAGES:
                     raise EssieError(f"COVERAGE[{argument}] is not one of FullMatch, StartsWith, EndsWith, Contains",
                                      value)

@@ -18,6 +18,13 @@
 -- quoted query) is a phrase: it matches contiguously only. Phrase matches rank above scattered ones
 -- (field_hits_many).
 
+-- covered(norm, term, how): whether a text holds a term (both search_norm's form: words between spaces) as Essie's
+-- COVERAGE says: 'fullmatch' the whole text, 'startswith' its first words, 'endswith' its last, else ('contains')
+-- anywhere.
+CREATE OR REPLACE MACRO covered(norm, term, how) AS
+    CASE how WHEN 'fullmatch' THEN norm = term WHEN 'startswith' THEN starts_with(norm, term)
+             WHEN 'endswith' THEN ends_with(norm, term) ELSE contains(norm, term) END;
+
 -- search_phrases_many(field, qs, expand): per query, the query and, when expand, the phrases of its synonym
 -- groups (sql/data/synonyms.csv and an imported thesaurus).
 CREATE OR REPLACE MACRO search_phrases_many(field_name, qs, expand := true) AS TABLE

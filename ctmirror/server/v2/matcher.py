@@ -140,6 +140,9 @@ class Matcher:
         if context.kind == "record":
             found = record_areas.matching_versions(self.mirror, self.as_of, context.field, node, context.coverage)
             return self.leaf_table("versions_leaf", versions=",".join(map(str, found)))
+        if context.coverage != "contains" and context.kind in SPONSOR_KINDS and isinstance(node, essie.Words):
+            # a sponsor's whole name, its first words or its last (AREA[LeadSponsorName]COVERAGE[FullMatch]"...")
+            return self.leaf_table(f"{context.kind}_leaf", phrase=node.text, how=context.coverage)
         if context.coverage != "contains":
             if context.kind != "text" or not isinstance(node, essie.Words):
                 raise V2Error("COVERAGE[...] applies to words in the text areas (/api/v2/studies/search-areas), "
@@ -197,8 +200,9 @@ class Matcher:
             return self.leaf_table("why_stopped_leaf", phrase=text, as_of=self.as_of)
         if context.kind == "last_known":
             return self.leaf_table("last_known_leaf", value=text.strip().upper().replace(" ", "_"), as_of=self.as_of)
-        leaf = {"location": "location_leaf", "sponsor": "sponsor_leaf", "lead_sponsor": "lead_sponsor_leaf",
-                "outcome": "outcome_leaf", "eligibility": "eligibility_leaf"}[context.kind]
+        if context.kind in SPONSOR_KINDS:
+            return self.leaf_table(f"{context.kind}_leaf", phrase=text, how="contains")
+        leaf = {"location": "location_leaf", "outcome": "outcome_leaf", "eligibility": "eligibility_leaf"}[context.kind]
         return self.leaf_table(leaf, phrase=text)
 
     def one_site(self, expression: object) -> str:
@@ -247,6 +251,8 @@ class Matcher:
 SITE_AREAS = ("LocationFacility", "LocationCity", "LocationState", "LocationZip", "LocationCountry")
 SITE_STATUS = "LocationStatus"
 GEO_POINT = "LocationGeoPoint"  # DISTANCE[...]'s area: a site's coordinates
+# Areas of sponsors' names, which COVERAGE applies to as to the text areas (sponsor_leaf.sql, lead_sponsor_leaf.sql)
+SPONSOR_KINDS = ("sponsor", "lead_sponsor")
 
 
 def _alternatives(node: object) -> list[tuple[list[str], list[str]]]:
