@@ -709,6 +709,17 @@ def test_coverage_of_a_sponsors_name_and_its_other_spelling(m, records):
     assert set(found(m, **{"filter.advanced": "AREA[LeadSponsorName]institute cancer"})) == anywhere > ending
 
 
+@pytest.mark.parametrize("written, value", [('"Active, not recruiting"', "ACTIVE_NOT_RECRUITING"),
+                                            ('"Phase 2"', "PHASE2"), ('"early phase 1"', "EARLY_PHASE1"),
+                                            ("recruiting", "RECRUITING")])
+def test_an_enumerations_value_may_be_written_as_words(m, written, value):
+    """AREA[OverallStatus]"Active, not recruiting" is AREA[OverallStatus]ACTIVE_NOT_RECRUITING: a value of an
+    enumeration is found by its letters and digits, as the registry's pages write it."""
+    area = "Phase" if "PHASE" in value else "OverallStatus"
+    as_written = set(found(m, **{"filter.advanced": f"AREA[{area}]{written}"}))
+    assert as_written and as_written == set(found(m, **{"filter.advanced": f"AREA[{area}]{value}"}))
+
+
 def test_all_is_every_study_and_distance_finds_what_filter_geo_finds(m):
     """ALL (Essie's operator, in capitals) is every study; \\ALL and "all" are the word. AREA[LocationGeoPoint]
     DISTANCE[lat, lon, radius] finds the studies filter.geo finds for the same point and radius (mi or km, km

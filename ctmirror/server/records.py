@@ -229,6 +229,22 @@ def enumerations() -> list[dict[str, Any]]:
     return json.loads(resources.files("ctmirror").joinpath("data/ctgov-enums.json").read_text("utf-8"))
 
 
+def enum_value(text: str) -> str:
+    """A value of an enumeration as the API writes it (RECRUITING, PHASE2, ACTIVE_NOT_RECRUITING) from a query's
+    text, which may write it as words ("Recruiting", "Phase 2", "Active, not recruiting"): the enumerations' value
+    whose letters and digits are the text's; else the text upper-cased with spaces as underscores (matching none)."""
+    return _enums_by_letters().get(_letters(text)) or text.strip().upper().replace(" ", "_")
+
+
+def _letters(text: str) -> str:
+    return re.sub(r"[^0-9A-Z]", "", text.upper())
+
+
+@cache
+def _enums_by_letters() -> dict[str, str]:
+    return {_letters(v["value"]): v["value"] for e in enumerations() for v in e["values"]}
+
+
 @cache
 def piece_paths() -> dict[str, tuple[str, ...]]:
     """Every piece name (and alternative name), lower-cased, and every dotted path → its path in a record."""

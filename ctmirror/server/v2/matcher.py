@@ -12,7 +12,7 @@ from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.words import search_norm
 from ctmirror.read.answers import PARAMETER
 from ctmirror.server import essie
-from ctmirror.server.records import leaf_pieces
+from ctmirror.server.records import enum_value, leaf_pieces
 from ctmirror.server.v2 import record_areas
 from ctmirror.server.v2.areas import (
     DATE_AREAS,
@@ -175,7 +175,7 @@ class Matcher:
             # unquoted words each found, in any order: Essie's word semantics
             return self.evaluate(essie.And(tuple(essie.Words(w) for w in search_norm(text).split())), context)
         if context.kind == "design":
-            return self.leaf_table("design_leaf", field=context.field, value=text.strip().upper().replace(" ", "_"))
+            return self.leaf_table("design_leaf", field=context.field, value=enum_value(text))
         if context.kind == "healthy":
             if text.strip().upper() not in ("TRUE", "FALSE"):
                 raise V2Error(f"AREA[HealthyVolunteers] takes true or false, not {text!r}")
@@ -199,7 +199,7 @@ class Matcher:
         if context.kind == "why_stopped":
             return self.leaf_table("why_stopped_leaf", phrase=text, as_of=self.as_of)
         if context.kind == "last_known":
-            return self.leaf_table("last_known_leaf", value=text.strip().upper().replace(" ", "_"), as_of=self.as_of)
+            return self.leaf_table("last_known_leaf", value=enum_value(text), as_of=self.as_of)
         if context.kind in SPONSOR_KINDS:
             return self.leaf_table(f"{context.kind}_leaf", phrase=text, how="contains")
         leaf = {"location": "location_leaf", "outcome": "outcome_leaf", "eligibility": "eligibility_leaf"}[context.kind]
@@ -241,7 +241,7 @@ class Matcher:
                     params[f"{side}_{kind}"] = value
         elif isinstance(node, essie.Words):
             params["test"] = "equals"
-            params["value"] = node.text.strip().upper().replace(" ", "_")
+            params["value"] = enum_value(node.text)
         else:
             raise V2Error(f"AREA[{field}] takes a value, RANGE[...] or MISSING, not an expression")
         return self.leaf_table("value_leaf", **params)
@@ -282,7 +282,7 @@ def _alternatives(node: object) -> list[tuple[list[str], list[str]]]:
 def _statuses(node: object) -> list[str]:
     """AREA[LocationStatus]'s values, one or several joined by OR."""
     if isinstance(node, essie.Words):
-        return [node.text.strip().upper().replace(" ", "_")]
+        return [enum_value(node.text)]
     if isinstance(node, essie.Or):
         return [status for part in node.parts for status in _statuses(part)]
     raise V2Error("SEARCH[Location](...): AREA[LocationStatus] takes a status, or statuses joined by OR "

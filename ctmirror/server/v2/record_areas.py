@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.words import search_norm
 from ctmirror.server import essie
-from ctmirror.server.records import first_day
+from ctmirror.server.records import enum_value, first_day
 from ctmirror.server.v2.bounds import bound
 from ctmirror.server.v2.errors import V2Error
 from ctmirror.server.v2.field_stats import (
@@ -178,7 +178,7 @@ def _test(one: Field, node: object, coverage: str) -> Callable[[list[Any]], bool
         if wanted not in ("true", "false"):
             raise V2Error(f"AREA[{one.piece}] takes true or false, not {node.text!r}")
         return lambda values: any(str(v).lower() == wanted for v in values)
-    wanted = node.text.strip().upper().replace(" ", "_")  # an enumeration, as its values are written
+    wanted = enum_value(node.text)  # an enumeration, as its values are written
     return lambda values: any(str(v).upper() == wanted for v in values)
 
 
