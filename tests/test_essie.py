@@ -8,10 +8,12 @@ import pytest
 
 from ctmirror.server.essie import (
     MAX_DEPTH,
+    All,
     And,
     Area,
     Boost,
     Coverage,
+    Distance,
     EssieError,
     Expansion,
     Missing,
@@ -59,6 +61,17 @@ from ctmirror.server.essie import (
     ("(asthma OR copd)^1.5", Boost(1.5, Or((Words("asthma"), Words("copd"))))),
     # a backslash makes an operator a word of the term, and a quote mark a mark (which only separates words)
     ("\\MISSING", Words("MISSING")),
+    ("ALL", All()),
+    ("(ALL) NOT asthma", And((All(), Not(Words("asthma"))))),
+    ("\\ALL", Words("ALL")),
+    ("ALL-TRANS retinoic acid", Words("ALL-TRANS retinoic acid")),  # an operator stands alone
+    ("B-ALL", Words("B-ALL")),
+    ("MISSING-DATA", Words("MISSING-DATA")),
+    ("AREA[LocationGeoPoint]DISTANCE[42.36, -71.06, 50mi]", Area("LocationGeoPoint",
+                                                                 Distance(42.36, -71.06, 50 * 1.609344))),
+    ("AREA[Phase:size]2", Area("Phase:size", Words("2"))),
+    ('AREA[LeadSponsorName]COVER[FullMatch]"Merck"', Area("LeadSponsorName",
+                                                          Coverage("fullmatch", Words("Merck", quoted=True)))),
     ("heart \\AND attack", Words("heart AND attack")),
     ("AREA[Keyword]\\NOT", Area("Keyword", Words("NOT"))),
     ('\\"sleep deprivation\\"', Words("sleep deprivation")),

@@ -135,7 +135,8 @@ COVERAGES = ("fullmatch", "startswith", "endswith", "contains")
 _TOKEN = re.compile(r'\s*(?:(?P<quoted>"(?:[^"\\]|\\.)*")|(?P<escaped>\\(?:"|[^\s()"^]*))'
                     r'|(?P<open>\()|(?P<close>\))|(?P<op>\b(?:AND|OR|NOT)\b)'
                     r'|(?P<operator>[A-Z]{4,}\[[^\]]*\])'
-                    r'|(?P<missing>\bMISSING\b)|(?P<all>\bALL\b)|(?P<minus>-(?=\S))|(?P<boost>\^\d+(?:\.\d+)?(?=[\s()]|$))'
+                    r'|(?P<missing>\bMISSING(?=[\s()]|$))|(?P<all>\bALL(?=[\s()]|$))'  # alone: ALL-TRANS is a word
+                    r'|(?P<minus>-(?=\S))|(?P<boost>\^\d+(?:\.\d+)?(?=[\s()]|$))'
                     r'|(?P<word>[^\s()"^\\]+|\^))')
 MAX_BOOST = 1000.0
 MIN_PREFIX_CHARACTERS = 3
