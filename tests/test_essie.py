@@ -98,6 +98,7 @@ def test_each_form_parses_to_its_tree(text, tree):
     ("DISTANCE[50mi]x", "DISTANCE takes a point and a radius", "DISTANCE[50mi]"),
     ("AREA[LocationGeoPoint]DISTANCE[91,0,5km]", "latitude -90..90", "DISTANCE[91,0,5km]"),
     ("BOGUS[50mi]x", "BOGUS[...] is not supported by ctmirror", "BOGUS[50mi]"),
+    ("AREA[LeadSponsorName]COV[FullMatch]Merck", "COV[...] is not supported by ctmirror", "COV[FullMatch]"),
     ("as*", "a wildcard needs 3 or more letters", "as*"),
     ("^2 asthma", "follows no term", "^2"),
     ("asthma^0", "a boost is a number above 0", "^0"),

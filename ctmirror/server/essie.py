@@ -11,7 +11,7 @@ score doubled, what matches unchanged), and a backslash before an operator or a 
 operator before a term applies to the search term that follows: every bare word up to the next operator. Adjacent
 words with no operator between them are one Words node: the matcher finds them as a phrase or scattered over the
 area's fields (each word somewhere), ranking the phrase higher; a quoted phrase only as a phrase (docs/methods.md).
-Anything else (an operator not named here, as any NAME[...] of four or more capitals is one; SEARCH[...] of another
+Anything else (an operator not named here, as any NAME[...] of three or more capitals is one; SEARCH[...] of another
 part of the record, a dangling operator, an unclosed bracket) is an EssieError naming the part, which the server
 answers with 400: never a silently different answer.
 """
@@ -134,7 +134,7 @@ EXPANSIONS = ("none", "term", "concept", "relaxation", "lossy")
 COVERAGES = ("fullmatch", "startswith", "endswith", "contains")
 _TOKEN = re.compile(r'\s*(?:(?P<quoted>"(?:[^"\\]|\\.)*")|(?P<escaped>\\(?:"|[^\s()"^]*))'
                     r'|(?P<open>\()|(?P<close>\))|(?P<op>\b(?:AND|OR|NOT)\b)'
-                    r'|(?P<operator>[A-Z]{4,}\[[^\]]*\])'
+                    r'|(?P<operator>[A-Z]{3,}\[[^\]]*\])'
                     r'|(?P<missing>\bMISSING(?=[\s()]|$))|(?P<all>\bALL(?=[\s()]|$))'  # alone: ALL-TRANS is a word
                     r'|(?P<minus>-(?=\S))|(?P<boost>\^\d+(?:\.\d+)?(?=[\s()]|$))'
                     r'|(?P<word>[^\s()"^\\]+|\^))')
