@@ -720,6 +720,21 @@ def test_an_enumerations_value_may_be_written_as_words(m, written, value):
     assert as_written and as_written == set(found(m, **{"filter.advanced": f"AREA[{area}]{value}"}))
 
 
+def test_a_long_expression_finds_what_its_terms_find(m):
+    """24 conditions joined by OR find every study one of them finds, and NOT takes a term's studies away, as a
+    client listing a drug class's members writes it. (The combinations are materialized: inlined, such a chain
+    planned for minutes, each term doubling the planner's work.)"""
+    names = ["asthma", "diabetes", "obesity", "hypertension", "depression", "melanoma", "psoriasis", "migraine",
+             "anemia", "glaucoma", "influenza", "hepatitis", "epilepsy", "arthritis", "leukemia", "lymphoma", "sepsis",
+             "stroke", "insomnia", "autism", "dementia", "schizophrenia", "osteoporosis", "pneumonia"]
+    each = {name: set(found(m, **{"query.cond": name})) for name in names}
+    union = set().union(*each.values())
+    assert 500 < len(union) < 1000  # every study on one page
+    assert set(found(m, **{"query.cond": " OR ".join(names)})) == union
+    assert set(found(m, **{"query.cond": f"({' OR '.join(names[:12])}) NOT ({' OR '.join(names[12:])})"})) == \
+        set().union(*(each[n] for n in names[:12])) - set().union(*(each[n] for n in names[12:]))
+
+
 def test_all_is_every_study_and_distance_finds_what_filter_geo_finds(m):
     """ALL (Essie's operator, in capitals) is every study; \\ALL and "all" are the word. AREA[LocationGeoPoint]
     DISTANCE[lat, lon, radius] finds the studies filter.geo finds for the same point and radius (mi or km, km

@@ -53,6 +53,7 @@ class Matcher:
         self.terms: list[tuple[str, str]] = []
         self.params: dict[str, Any] = {}
         self.own: list[str] = []  # the params that are our own names (OWN_KEYS), written in as literals
+        self.combined: set[str] = set()  # the terms that combine two others (AND, OR, NOT)
         self._universe: str | None = None
 
     def _term(self, query: str, **params: Any) -> str:
@@ -66,11 +67,17 @@ class Matcher:
         return self._term(read_sql(f"serve/{leaf}.sql"), **params)
 
     def combine(self, how: str, left: str, right: str) -> str:
-        return self._term(read_sql(f"serve/combine_{how}.sql").replace("{left}", left).replace("{right}", right))
+        name = self._term(read_sql(f"serve/combine_{how}.sql").replace("{left}", left).replace("{right}", right))
+        self.combined.add(name)
+        return name
 
     def found(self, last: str) -> str:
-        """The versions and scores of term `last`, as a subquery holding every term it reads."""
-        terms = ",\n".join(f"{name} AS (\n{query.strip()}\n)" for name, query in self.terms)
+        """The versions and scores of term `last`, as a subquery holding every term it reads. A combination of two
+        terms is MATERIALIZED: DuckDB's planner inlines a CTE into its reader and pushes filters down through it,
+        and over a chain of combinations that work doubled with each term (20 terms joined by OR planned for 91 s;
+        materialized, 0.2 s). A term alone is inlined, as it plans best."""
+        terms = ",\n".join(f"{name} AS {'MATERIALIZED ' if name in self.combined else ''}(\n{query.strip()}\n)"
+                            for name, query in self.terms)
         return f"(WITH {terms}\nSELECT version_no, score FROM {last})"
 
     def universe(self) -> str:
