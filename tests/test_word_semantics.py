@@ -722,8 +722,8 @@ def test_an_enumerations_value_may_be_written_as_words(m, written, value):
 
 def test_a_long_expression_finds_what_its_terms_find(m):
     """24 conditions joined by OR find every study one of them finds, and NOT takes a term's studies away, as a
-    client listing a drug class's members writes it. (The combinations are materialized: inlined, such a chain
-    planned for minutes, each term doubling the planner's work.)"""
+    client listing a drug class's members writes it (the combinations are materialized: inlined, such a chain
+    planned for minutes, each term doubling the planner's work); 64 terms a request, and a 400 beyond."""
     names = ["asthma", "diabetes", "obesity", "hypertension", "depression", "melanoma", "psoriasis", "migraine",
              "anemia", "glaucoma", "influenza", "hepatitis", "epilepsy", "arthritis", "leukemia", "lymphoma", "sepsis",
              "stroke", "insomnia", "autism", "dementia", "schizophrenia", "osteoporosis", "pneumonia"]
@@ -733,6 +733,11 @@ def test_a_long_expression_finds_what_its_terms_find(m):
     assert set(found(m, **{"query.cond": " OR ".join(names)})) == union
     assert set(found(m, **{"query.cond": f"({' OR '.join(names[:12])}) NOT ({' OR '.join(names[12:])})"})) == \
         set().union(*(each[n] for n in names[:12])) - set().union(*(each[n] for n in names[12:]))
+    # a request's terms are bounded: planning grows faster than their number
+    sixty_four = " OR ".join(names + [f"{name} syndrome" for name in names] + names[:16])
+    assert set(found(m, **{"query.cond": sixty_four})) >= union
+    with pytest.raises(v2.V2Error, match="more than 64 terms"):
+        found(m, **{"query.cond": sixty_four, "query.term": "trial"})
 
 
 def test_all_is_every_study_and_distance_finds_what_filter_geo_finds(m):
