@@ -27,22 +27,23 @@ if importlib.util.find_spec("pandas") is None:
 THREADS_ENV = "CTMIRROR_THREADS"
 
 
-def _cores() -> int:
+def _threads_given() -> int | None:
     given = os.environ.get(THREADS_ENV, "").strip()
     if not given:
-        return os.cpu_count() or 2
+        return None
     if not given.isdigit() or int(given) < 1:
         raise ValueError(f"{THREADS_ENV} must be a whole number of threads, 1 or more, not {given!r}: unset it to "
                          "use every core")
     return int(given)
 
 
-CORES = _cores()
+THREADS_GIVEN = _threads_given()
+CORES = THREADS_GIVEN or os.cpu_count() or 2
 
 
 def process_threads() -> dict[str, int]:
     """A connection's config for its threads: CTMIRROR_THREADS's, where it is set (else DuckDB's, a core each)."""
-    return {"threads": CORES} if os.environ.get(THREADS_ENV, "").strip() else {}
+    return {} if THREADS_GIVEN is None else {"threads": THREADS_GIVEN}
 
 
 # Tables written side by side (segments, states, the catalog's index): one per core, since DuckDB scans a

@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ctmirror.read.arguments import KM_PER_MILE
+
 MAX_QUERY_CHARACTERS = 10_000
 MAX_DEPTH = 50
 
@@ -318,7 +320,6 @@ class _Parser:
 
 
 _DISTANCE = re.compile(r"^(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*(mi|km)?$", re.IGNORECASE)
-KM_PER_MILE = 1.609344
 
 
 def _distance(argument: str, token: str) -> Distance:

@@ -104,8 +104,6 @@ def shown_records(mirror: Mirror, trie: dict[str, Any],
             yield row, record_as_of(decode(text), row, as_of)
 
 
-
-
 def paths_trie(fields: list[Field]) -> dict[str, Any]:
     """The paths of `fields` as nested dicts; a field's piece under the key "" (no record key is empty) of the
     node its path ends at."""
@@ -133,6 +131,14 @@ def walk_values(node: dict[str, Any], trie: dict[str, Any], found: Callable[[str
             for item in items:
                 if isinstance(item, dict):
                     walk_values(item, child, found)
+
+
+def list_sizes(record: dict[str, Any], trie: dict[str, Any]) -> Counter:
+    """The size of each of the trie's list fields in the record (a nested list's elements summed); a list the record
+    does not hold is left out."""
+    sizes: Counter = Counter()
+    walk_values(record, trie, lambda piece, items: sizes.update({piece: len(items)}))
+    return sizes
 
 
 def gather_values(record: dict[str, Any], trie: dict[str, Any]) -> dict[str, list[Any]]:
@@ -293,15 +299,8 @@ def field_sizes(mirror: Mirror, fields: list[str] | None) -> list[dict[str, Any]
         if read:
             counted.update({f.piece: Counter() for f in read})
             trie = paths_trie(read)
-            found: Counter = Counter()  # one study's size of each list
-
-            def measure(piece: str, items: list | tuple) -> None:
-                found[piece] += len(items)
-
             for _, record in shown_records(mirror, trie, mirror.as_of):
-                found.clear()
-                walk_values(record, trie, measure)
-                for piece, size in found.items():
+                for piece, size in list_sizes(record, trie).items():
                     if size:
                         counted[piece][size] += 1
         return {p: _sizes_answer(by_piece[p], counted[p]) for p in pieces}

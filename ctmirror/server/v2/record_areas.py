@@ -29,9 +29,9 @@ from ctmirror.server.v2.field_stats import (
     Field,
     catalogue,
     gather_values,
+    list_sizes,
     paths_trie,
     shown_records,
-    walk_values,
 )
 
 if TYPE_CHECKING:
@@ -83,13 +83,18 @@ def shown_values(mirror: Mirror, as_of: date | None, pieces: list[str]) -> dict[
             for piece in missing:
                 values[piece].append([v for v in found.get(piece, ()) if v is not None and v != ""])
         answer.update({p: ShownValues(versions, values[p]) for p in missing})
-    with _KEPT_LOCK:
-        for piece, kept in answer.items():  # the last asked last: the oldest go first
-            _KEPT.pop((*state, piece), None)
-            _KEPT[(*state, piece)] = kept
-        while len(_KEPT) > max(KEPT_FIELDS, len(answer)):
-            del _KEPT[next(iter(_KEPT))]
+    _keep({(*state, piece): kept for piece, kept in answer.items()})
     return answer  # type: ignore[return-value]
+
+
+def _keep(kept: dict[tuple[Any, ...], ShownValues]) -> None:
+    """Keeps what was just asked (the last asked last: the oldest go first), up to KEPT_FIELDS or what was asked."""
+    with _KEPT_LOCK:
+        for key, values in kept.items():
+            _KEPT.pop(key, None)
+            _KEPT[key] = values
+        while len(_KEPT) > max(KEPT_FIELDS, len(kept)):
+            del _KEPT[next(iter(_KEPT))]
 
 
 def list_field(name: str) -> Field | None:
@@ -110,22 +115,11 @@ def shown_sizes(mirror: Mirror, as_of: date | None, one: Field) -> ShownValues:
         kept = ShownValues([version for version, _ in rows], [size for _, size in rows])
     if kept is None:
         trie, versions, sizes = paths_trie([one]), [], []
-        counted: list[int] = []
-
-        def measure(_piece: str, items: list | tuple) -> None:
-            counted.append(len(items))
-
         for row, record in shown_records(mirror, trie, as_of):
-            counted.clear()
-            walk_values(record, trie, measure)
             versions.append(row["version_no"])
-            sizes.append(sum(counted))
+            sizes.append(list_sizes(record, trie)[one.piece])
         kept = ShownValues(versions, sizes)
-    with _KEPT_LOCK:
-        _KEPT.pop((*state, one.piece), None)
-        _KEPT[(*state, one.piece)] = kept
-        while len(_KEPT) > KEPT_FIELDS:
-            del _KEPT[next(iter(_KEPT))]
+    _keep({(*state, one.piece): kept})
     return kept
 
 

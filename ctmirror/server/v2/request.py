@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.read import cursors
+from ctmirror.read.arguments import KM_PER_MILE
 from ctmirror.server import essie
 from ctmirror.server.csv_columns import Column, columns_for
-from ctmirror.server.csv_columns import paths_read as csv_paths_read  # beside the records module's field_paths
+from ctmirror.server.csv_columns import paths_read as csv_paths_read
 from ctmirror.server.records import UnknownField, field_paths, leaf_pieces
 from ctmirror.server.v2.areas import (
     ADVANCED,
@@ -53,7 +54,6 @@ NCT_ID = re.compile(r"^[Nn][Cc][Tt]0*([0-9]{1,8})\Z")
 GEO_DECAY = re.compile(r"^func:(gauss|exp|linear),scale:(\d+(?:\.\d+)?)(km|mi),offset:(\d+(?:\.\d+)?)(km|mi),"
                        r"decay:(\d+(?:\.\d+)?)$")
 DEFAULT_GEO_DECAY = "func:exp,scale:300mi,offset:0mi,decay:0.5"
-KM_PER_MILE = 1.609344
 KNOWN_PARAMETERS = {*QUERY_PARAMETERS, "filter.overallStatus", "filter.ids", "filter.advanced", "filter.geo",
                     "geoDecay", "aggFilters", "fields", "sort", "pageSize", "pageToken", "countTotal", "format",
                     "markupFormat",
