@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from ctmirror import Mirror
 from ctmirror.read.readonly import QueryFailed
-from ctmirror.read.word_postings import WordVersions
+from ctmirror.read.word_postings import VERSION_LIMIT, WordVersions
 
 READER = "scattered_word_versions_many"  # the reader's temporary macro, found before the catalog's
 CATALOG = "catalog.main.scattered_word_versions_many"  # the catalog's own, in SQL
@@ -108,8 +108,20 @@ def unsorted_catalog() -> duckdb.DuckDBPyConnection:
 
 
 def intersect(words: WordVersions, field: str, queries: list[list[str]], within: int | None = None) -> list:
-    return words.intersect(pa.array([field] * len(queries)), pa.array(queries, pa.list_(pa.string())),
-                           pa.array([within] * len(queries), pa.uint32())).to_pylist()
+    """The function's answer for each query, each version unpacked from its number (version_no << 16 | area_mask)."""
+    packed = words.intersect(pa.array([field] * len(queries)), pa.array(queries, pa.list_(pa.string())),
+                             pa.array([within] * len(queries), pa.uint32())).to_pylist()
+    return [[{"version_no": number >> 16, "area_mask": number & 0xFFFF} for number in found] for found in packed]
+
+
+def test_a_version_number_too_large_to_pack_with_its_areas_is_refused():
+    con = unsorted_catalog()
+    con.execute("INSERT INTO catalog.search_word VALUES ('intervention', 'huge', $n, 1)", {"n": VERSION_LIMIT})
+    with pytest.raises(ValueError, match="cannot be packed"):
+        intersect(WordVersions(con), "intervention", [["huge"]])
+    con.execute("UPDATE catalog.search_word SET version_no = $n WHERE token = 'huge'", {"n": VERSION_LIMIT - 1})
+    assert intersect(WordVersions(con), "intervention", [["huge"]]) == [[{"version_no": VERSION_LIMIT - 1,
+                                                                          "area_mask": 1}]]
 
 
 def test_rows_out_of_version_order_are_intersected_in_order():

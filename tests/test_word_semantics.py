@@ -105,6 +105,27 @@ def test_get_terminated_finds_the_stopped_trials_the_matcher_over_every_version_
             assert terminated and not m.get_terminated(f'"{query}"', max_results=10_000), query
 
 
+def test_the_counting_matcher_finds_the_versions_the_ranking_matcher_finds(m):
+    # field_studies_many (whitespace's, the landscape's and the statistics' matcher) leaves out the texts holding a
+    # query's own phrase when its words scatter, whose versions the scattered words find anyway; its synonyms, the
+    # headings those texts teach and quoted phrases are read as field_hits_many reads them
+    queries = ["breast cancer", '"breast cancer"', "heart attack", "cancer of the breast", "the cancer",
+               "type 2 diabetes", "Diabetes Mellitus, Type 2", "asthma", "lung disease", "Keytruda", "insulin glargine"]
+    for field in ("condition", "intervention"):
+        arguments = {"field": field, "qs": [query_norm(q) for q in queries], "as_ofs": [None] * len(queries)}
+        counted = m.rows("SELECT k, version_no FROM field_studies_many($field, $qs, $as_ofs) ORDER BY ALL", arguments)
+        ranked = m.rows("SELECT DISTINCT k, version_no FROM field_hits_many($field, $qs, $as_ofs) ORDER BY ALL",
+                        arguments)
+        assert counted == ranked, field
+        assert {r["k"] for r in counted} >= ({1, 2, 3, 4, 6, 8} if field == "condition" else {10, 11})
+    # and the texts it leaves out are the query's own phrase's alone, never a synonym's or a heading's
+    skipped = m.rows("SELECT count(*) AS n FROM field_texts_many('condition', $qs, [NULL::DATE], "
+                     "skip_scattered := true)", {"qs": [query_norm("breast cancer")]})[0]["n"]
+    whole = m.rows("SELECT count(*) AS n FROM field_texts_many('condition', $qs, [NULL::DATE])",
+                   {"qs": [query_norm("breast cancer")]})[0]["n"]
+    assert 0 < skipped < whole
+
+
 def test_query_outcs_leaf_finds_what_normalising_every_outcome_finds(m):
     """query.outc's leaf reads each version's outcome texts as normalised once at publish (outcome_text): the
     versions with an outcome whose measure or description, normalised at the call, holds the words."""

@@ -7,6 +7,10 @@ grouping was most of a method's call at 500,000 studies. Here each word's versio
 (kept, up to a budget, for the reader's later calls: a state never changes under its reader) and intersected by
 binary search from the rarest word's: a few microseconds a candidate, whatever the other words' sizes.
 
+The function answers each version packed with its areas in one 64-bit number (version_no << 16 | area_mask), which
+the macro unpacks: DuckDB took a list of two-field structs back from Python and unnested it at two and a half times
+the cost of a list of numbers ("breast cancer": 45,681 versions, 25.8 ms against 9.7 in a query summing them).
+
 A reader registers `intersect_word_versions` on its connection and replaces the catalog's
 scattered_word_versions_many by sql/calls/word_postings.sql's, which calls it for the condition's and the
 intervention's fields; the free text's, get_terminated's and search_trials' scattered words stay in SQL, where they
@@ -31,8 +35,11 @@ FUNCTION = "intersect_word_versions"
 # The words one query may intersect: the macros keep a query's first 32 (sql/methods/_matching.sql,
 # scattered_words); a user's own call with more is refused rather than read word by word.
 MAX_WORDS = 32
-RESULT_TYPE = duckdb.list_type(duckdb.struct_type({"version_no": duckdb.sqltypes.BIGINT,
-                                                   "area_mask": duckdb.sqltypes.UINTEGER}))
+RESULT_TYPE = duckdb.list_type(duckdb.sqltypes.UBIGINT)
+# A version_no (version_number in sql/schema/as_of_rules.sql: a study's number, under 10^8, times 2^20, plus its
+# version's ordinal) is under 2^47, so it packs above a field's 16 area bits.
+AREA_BITS = 16
+VERSION_LIMIT = 1 << 47
 _NO_VERSIONS = np.empty(0, np.int64)
 _NO_MASKS = np.empty(0, np.uint32)
 
@@ -69,21 +76,18 @@ class WordVersions:
 
     def intersect(self, fields: pa.Array, word_lists: pa.Array, within: pa.Array) -> pa.Array:
         """For each row (a field, its query's words, a mask of the areas they count in or NULL for all): the versions
-        holding every word, in version order, each with the areas of its words (OR of their masks, within
-        `within`)."""
+        holding every word, in version order, each packed with the areas of its words (OR of their masks, within
+        `within`) as version_no << 16 | area_mask."""
         offsets = [0]
-        found_versions: list[np.ndarray] = []
-        found_masks: list[np.ndarray] = []
+        found: list[np.ndarray] = [np.empty(0, np.uint64)]
         for field, words, areas in zip(fields.to_pylist(), word_lists.to_pylist(), within.to_pylist(), strict=True):
             versions, masks = self._versions_of_all(field, words, areas)
-            found_versions.append(versions)
-            found_masks.append(masks)
+            if len(versions) and not (0 <= versions[0] and versions[-1] < VERSION_LIMIT):
+                raise ValueError(f"{FUNCTION}: a version number outside 0..2^47 cannot be packed with its areas")
+            found.append((versions.astype(np.uint64) << np.uint64(AREA_BITS)) | masks.astype(np.uint64))
             offsets.append(offsets[-1] + len(versions))
-        rows = pa.StructArray.from_arrays(
-            [pa.array(np.concatenate([_NO_VERSIONS, *found_versions]), pa.int64()),
-             pa.array(np.concatenate([_NO_MASKS, *found_masks]), pa.uint32())],
-            names=["version_no", "area_mask"])
-        return pa.ListArray.from_arrays(pa.array(np.asarray(offsets, np.int32), pa.int32()), rows)
+        return pa.ListArray.from_arrays(pa.array(np.asarray(offsets, np.int32), pa.int32()),
+                                        pa.array(np.concatenate(found), pa.uint64()))
 
     def _versions_of_all(self, field: str | None, words: list[str] | None,
                          areas: int | None) -> tuple[np.ndarray, np.ndarray]:

@@ -16,10 +16,10 @@ SELECT version_no, area_mask FROM search_word WHERE field = $field AND token = $
 -- text's (term), whose words search_word does not hold, get_terminated's (stopped_only), whose stopped_word holds a
 -- few percent of search_word's rows (grouped in less time than a call of the function takes), and those of a
 -- caller that asks so (outside_plan false). field_name, stopped_only and outside_plan are constants: one branch is
--- planned away.
+-- planned away. The function packs each version with its areas (version_no << 16 | area_mask; word_postings.py).
 CREATE OR REPLACE TEMP MACRO scattered_word_versions_many(field_name, qs, relax := true, within := NULL,
                                                           stopped_only := false, outside_plan := true) AS TABLE
-SELECT k, v.version_no, v.area_mask
+SELECT k, (v >> 16)::BIGINT AS version_no, (v & 65535)::UINTEGER AS area_mask
 FROM (SELECT k, unnest(intersect_word_versions(field_name, words, within::UINTEGER)) AS v
       FROM scattered_words(qs, relax := relax)
       WHERE outside_plan AND field_name <> 'term' AND NOT stopped_only)
