@@ -621,3 +621,19 @@ def test_get_landscape_takes_searchs_status_phase_and_location_alone_and_in_a_ba
         assert m.get_landscape(**arguments).total_trial_count == found.pagination.total_count > 0
     everything = m.get_landscape("cancer").total_trial_count
     assert m.get_landscape("cancer", phase="PHASE2", status="RECRUITING").total_trial_count < everything
+
+
+def test_a_card_written_in_python_is_the_catalogs_card_json_of_the_same_columns(m):
+    # the Python API writes a trial card's JSON from trial_card's and trial_text's columns (answers.card_text); the
+    # catalog's card_json macro, which SQL users' search_trials reads, writes it in SQL: every card of the sample,
+    # the reconstructed, withheld and status-changed ones among them, is the same JSON either way
+    from ctmirror.read.answers import card_text
+    columns = ("x.card_head, x.references_json, t.reconstructed_from, t.overall_status, t.why_stopped, "
+               "t.results_posted, t.as_of_exact, t.enrollment, t.start_date, t.completion_date, t.withheld")
+    rows = m.con.execute(f"SELECT card_json({columns}), {columns} FROM trial_card AS t "
+                         "JOIN trial_text AS x USING (version_no)").fetchall()
+    assert len(rows) > 2_279
+    assert {row[7] for row in rows} == {True, False}  # as_of_exact: references shown and not
+    assert any(row[3] is not None for row in rows) and any(row[11] for row in rows)  # reconstructed, withheld
+    for in_sql, *values in rows:
+        assert json.loads(card_text(*values)) == json.loads(in_sql)

@@ -8,6 +8,7 @@ its own cutoff. Trials come back as (k, card_no, version_no, relevance) and thei
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -208,10 +209,33 @@ def _literals(numbers: set[int]) -> str:
     return ", ".join(str(int(n)) for n in sorted(numbers))
 
 
+def card_text(card_head: str, references_json: str | None, reconstructed_from: Any, overall_status: str | None,
+              why_stopped: str | None, results_posted: bool | None, as_of_exact: bool | None, enrollment: int | None,
+              start_date: str | None, completion_date: str | None, withheld: list[str] | None) -> str:
+    """A trial card's JSON from its columns, as the catalog's card_json macro writes it (sql/methods/_cards.sql, the
+    same arguments): the version's card head and what the card's span changes. The withheld names are the Trial's:
+    the study's completion date is not a Trial field, its primary completion date is `completion_date`."""
+    shown = [("completion_date" if name == "primary_completion_date" else name)
+             for name in withheld or [] if name != "completion_date"]
+    return "".join((
+        card_head,
+        ',"overall_status":', json.dumps(overall_status),
+        ',"why_stopped":', json.dumps(why_stopped),
+        ',"results_posted":', json.dumps(results_posted),
+        ',"enrollment":', json.dumps(enrollment),
+        ',"start_date":', json.dumps(start_date),
+        ',"completion_date":', json.dumps(completion_date),
+        ',"references":', references_json if as_of_exact else "[]",
+        ',"as_of_exact":', json.dumps(as_of_exact),
+        ',"reconstructed_from":', "null" if reconstructed_from is None else f'"{reconstructed_from:%Y-%m-%d}"',
+        ',"withheld":', json.dumps(shown), "}"))
+
+
 def _cards(mirror: Mirror, table: str, ranked: list[tuple[int, int, int, Any]]) -> dict[int, str]:
     """card_no → card JSON of the ranked rows (k, card_no, version_no, relevance), from `table` (trial_card or
     stopped_card, ours). The numbers come from our own ranking query as ints; formatted as literals they are the one
-    form DuckDB looks up in a table's index (a join on bound values reads every card)."""
+    form DuckDB looks up in a table's index (a join on bound values reads every card). A trial card's JSON is
+    written here from its columns (card_text)."""
     if not ranked:
         return {}
     cards = {card_no for _, card_no, _, _ in ranked}
@@ -220,11 +244,15 @@ def _cards(mirror: Mirror, table: str, ranked: list[tuple[int, int, int, Any]]) 
     if len(cards) <= LITERAL_KEYS_MAX:
         query = (read_sql(f"calls/{call}.sql").replace("{card_numbers}", _literals(cards))
                  .replace("{version_numbers}", _literals(versions)))
-        return dict(mirror.con.execute(query).fetchall())
-    arguments = {"card_numbers": sorted(cards)}
-    if call == "cards":
-        arguments["version_numbers"] = sorted(versions)
-    return dict(mirror.con.execute(read_sql(f"calls/{call}_scan.sql"), arguments).fetchall())
+        rows = mirror.con.execute(query).fetchall()
+    else:
+        arguments = {"card_numbers": sorted(cards)}
+        if call == "cards":
+            arguments["version_numbers"] = sorted(versions)
+        rows = mirror.con.execute(read_sql(f"calls/{call}_scan.sql"), arguments).fetchall()
+    if call == "stopped_cards":
+        return dict(rows)
+    return {card_no: card_text(*columns) for card_no, *columns in rows}
 
 
 def _ranked_cards(mirror: Mirror, table: str, model: type[CardModel], ranked: list[tuple[int, int, int, Any]],
