@@ -97,17 +97,21 @@ CREATE OR REPLACE MACRO field_texts_many(field_name, qs, as_ofs, expand := true,
 WITH cutoffs AS (SELECT generate_subscripts(as_ofs, 1) AS k, unnest(as_ofs)::DATE AS as_of),
 own AS (SELECT k, phrase, scattered
         FROM search_phrases_many(field_name, qs, expand := expand, relax := skip_scattered AND relax)),
-phrases AS (
+phrases AS (  -- a drug's names deduplicated; a condition's phrases are distinct already (a constant branch)
     SELECT k, phrase, false AS learned, scattered FROM own
-    UNION
-    SELECT o.k, lt.norm, true, false
-    FROM own AS o
-    JOIN search_text AS st ON st.norm = o.phrase
-    JOIN intervention_link AS l ON l.text_id = st.text_id
-    JOIN search_text AS lt ON lt.text_id = l.term_text_id
-    JOIN cutoffs AS a ON a.k = o.k
-    WHERE expand AND field_name IN ('intervention', 'term')
-      AND CASE WHEN a.as_of IS NULL THEN l.is_current ELSE l.learned_from <= a.as_of END
+    WHERE NOT (expand AND field_name IN ('intervention', 'term'))
+    UNION ALL
+    (SELECT k, phrase, false AS learned, scattered FROM own
+     WHERE expand AND field_name IN ('intervention', 'term')
+     UNION
+     SELECT o.k, lt.norm, true, false
+     FROM own AS o
+     JOIN search_text AS st ON st.norm = o.phrase
+     JOIN intervention_link AS l ON l.text_id = st.text_id
+     JOIN search_text AS lt ON lt.text_id = l.term_text_id
+     JOIN cutoffs AS a ON a.k = o.k
+     WHERE expand AND field_name IN ('intervention', 'term')
+       AND CASE WHEN a.as_of IS NULL THEN l.is_current ELSE l.learned_from <= a.as_of END)
 ),
 words AS (
     SELECT k, phrase, learned, scattered, word_count, i, word
