@@ -126,6 +126,19 @@ def test_the_counting_matcher_finds_the_versions_the_ranking_matcher_finds(m):
     assert 0 < skipped < whole
 
 
+def test_scores_looked_up_by_mask_are_the_joined_scores(m):
+    # field_hits_many scores a condition's and an intervention's versions from a list by area mask (scores_by_mask);
+    # joined to the mask scores' tables (as search_trials' drug side asks, and BasicSearch always), the same scores
+    queries = ["breast cancer", '"breast cancer"', "heart attack", "asthma", "insulin glargine", "Keytruda",
+               "lung disease", "tadalafil"]
+    for field in ("condition", "intervention"):
+        arguments = {"field": field, "qs": [query_norm(q) for q in queries], "as_ofs": [None] * len(queries)}
+        looked_up = m.rows("SELECT * FROM field_hits_many($field, $qs, $as_ofs) ORDER BY ALL", arguments)
+        joined = m.rows("SELECT * FROM field_hits_many($field, $qs, $as_ofs, scores_joined := true) ORDER BY ALL",
+                        arguments)
+        assert looked_up == joined and len({r["score"] for r in looked_up}) > 3, field
+
+
 def test_query_outcs_leaf_finds_what_normalising_every_outcome_finds(m):
     """query.outc's leaf reads each version's outcome texts as normalised once at publish (outcome_text): the
     versions with an outcome whose measure or description, normalised at the call, holds the words."""

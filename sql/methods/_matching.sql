@@ -283,6 +283,11 @@ CREATE OR REPLACE MACRO area_mask_score() AS TABLE
 SELECT * FROM condition_mask_score UNION ALL SELECT * FROM intervention_mask_score
 UNION ALL SELECT * FROM term_mask_score;
 
+-- scores_by_mask(field): a condition's or an intervention's scores as a list by area mask (1 + the mask: every
+-- combination is there, 128 and 2,048), so a version's two scores are two lookups rather than two joins.
+CREATE OR REPLACE MACRO scores_by_mask(field_name) AS
+    (SELECT list(score ORDER BY area_mask) FROM area_mask_score() WHERE field = field_name);
+
 -- hit_score(phrase_mask, phrase_score, word_score): a version's score from the area_mask_score of its phrase_mask
 -- and of the areas its scattered words were found in: a phrase or concept match scores its areas' weights;
 -- scattered words alone a quarter of theirs (below a phrase in the Condition or intervention name area alone).
@@ -295,7 +300,7 @@ CREATE OR REPLACE MACRO hit_score(phrase_mask, phrase_score, word_score) AS
 -- as the Python API tells) plans no scattered words; stopped_only true (a constant) finds stopped_card's versions
 -- alone; outside_plan: see scattered_word_versions_many.
 CREATE OR REPLACE MACRO field_hits_many(field_name, qs, as_ofs, relax := true, stopped_only := false,
-                                        outside_plan := true) AS TABLE
+                                        outside_plan := true, scores_joined := false) AS TABLE
 WITH versions AS (
     SELECT k, version_no, bit_or(area_mask) AS packed
     FROM field_hit_rows_many(field_name, qs, as_ofs, relax := relax, stopped_only := stopped_only,
@@ -307,10 +312,17 @@ masked AS (
            scattered_areas(packed) AS word_mask
     FROM versions
 )
+SELECT s.k, s.version_no,
+       hit_score(s.phrase_mask, c.by_mask[coalesce(s.phrase_mask, 0) + 1], c.by_mask[coalesce(s.word_mask, 0) + 1])
+           AS score
+FROM masked AS s, (SELECT scores_by_mask(field_name) AS by_mask) AS c
+WHERE field_name <> 'term' AND NOT scores_joined
+UNION ALL  -- BasicSearch's 65,536 combinations, and a caller's that asks so, looked up by joins (a constant branch)
 SELECT s.k, s.version_no, hit_score(s.phrase_mask, p.score, w.score) AS score
 FROM masked AS s
 JOIN area_mask_score() AS p ON p.field = field_name AND p.area_mask = coalesce(s.phrase_mask, 0)
-JOIN area_mask_score() AS w ON w.field = field_name AND w.area_mask = coalesce(s.word_mask, 0);
+JOIN area_mask_score() AS w ON w.field = field_name AND w.area_mask = coalesce(s.word_mask, 0)
+WHERE field_name = 'term' OR scores_joined;
 
 -- field_studies_many(field, qs, as_ofs, relax): the versions field_hits_many finds, without their scores, for the
 -- methods that count and group matches rather than rank them: a query's own phrase is not read where its

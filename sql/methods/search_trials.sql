@@ -15,7 +15,7 @@ WITH calls AS (
            unnest(phase_filters) AS phase_filter, unnest(result_limits) AS result_limit
 ),
 d AS (SELECT * FROM field_hits_many('intervention', drug_queries, as_ofs, relax := relax_drugs,
-                                  outside_plan := false)),
+                                  outside_plan := false, scores_joined := true)),
 c AS (
     -- The condition's rows are read only for the drug's versions (the only ones that can match both, and far fewer
     -- than a broad condition's), before its scattered words are grouped by version: its phrases' rows (word_count
@@ -37,14 +37,15 @@ c AS (
           GROUP BY k, version_no)
 ),
 matched AS (
-    SELECT d.k, d.version_no, round(d.score + hit_score(c.phrase_mask, p.score, w.score), 4) AS relevance,
+    SELECT d.k, d.version_no,
+           round(d.score + hit_score(c.phrase_mask, s.by_mask[coalesce(c.phrase_mask, 0) + 1],
+                                     s.by_mask[coalesce(c.word_mask, 0) + 1]), 4) AS relevance,
            calls.result_limit, calls.cutoff, calls.as_of, calls.phase_filter,
            unnest(shown_keys(d.version_no, calls.as_of)) AS shown_key
     FROM d
     JOIN c USING (k, version_no)
-    JOIN area_mask_score() AS p ON p.field = 'condition' AND p.area_mask = coalesce(c.phrase_mask, 0)
-    JOIN area_mask_score() AS w ON w.field = 'condition' AND w.area_mask = coalesce(c.word_mask, 0)
     JOIN calls USING (k)
+    CROSS JOIN (SELECT scores_by_mask('condition') AS by_mask) AS s
 ),
 scored AS (
     SELECT b.k, t.study_no, t.card_no, t.version_no, b.relevance, b.result_limit
