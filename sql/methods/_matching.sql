@@ -90,7 +90,7 @@ SELECT DISTINCT text_id FROM matched_texts_many(field_name, [query_norm(q)]);
 --   is) is found: the heading's descendants.
 -- The free text (term) expands by both, as BasicSearch expands a condition's and a drug's names.
 -- skip_scattered (a constant: for a caller that only needs which versions match, not how): leaves out the texts
--- holding the query's own phrase when its words scatter (scattered_words, with relax), whose versions the
+-- holding the query's own phrase when its words scatter (scatters, with relax), whose versions the
 -- scattered words find anyway; those texts still lead to their headings.
 CREATE OR REPLACE MACRO field_texts_many(field_name, qs, as_ofs, expand := true, skip_scattered := false,
                                          relax := true) AS TABLE
@@ -126,7 +126,6 @@ direct AS (  -- a phrase's word i sits at start + i, one row per word found: the
     GROUP BY w.k, w.phrase, w.learned, w.scattered, w.word_count, t.text_id, t.position - w.i
     HAVING count(*) = w.word_count
 ),
-
 headings AS (  -- a heading that is the very text teaching it counts once, as that text
     SELECT d.k, l.term_text_id AS text_id
     FROM direct AS d
