@@ -132,6 +132,16 @@ MAX_NCT_IDS = 10_000
 _NEAR = re.compile(r"^\s*(?:distance\()?\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*"
                    r"(mi|km)\s*\)?\s*$", re.IGNORECASE)
 KM_PER_MILE = 1.609344
+_POINT_AND_RADIUS = re.compile(r"^(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*(mi|km)?$")
+
+
+def point_and_radius(text: str) -> tuple[float, float, float] | None:
+    """'LAT, LON, 50mi' (km unless said, as filter.geo and Essie's DISTANCE write it) as (latitude, longitude,
+    kilometres); None for another form. The caller checks the point's range and says what is wrong."""
+    found = _POINT_AND_RADIUS.match(text)
+    if found is None:
+        return None
+    return float(found[1]), float(found[2]), float(found[3]) * (KM_PER_MILE if found[4] == "mi" else 1.0)
 
 
 def near(value: object) -> str | None:

@@ -8,8 +8,8 @@ grouping was most of a method's call at 500,000 studies. Here each word's versio
 binary search from the rarest word's: a few microseconds a candidate, whatever the other words' sizes.
 
 The function answers each version packed with its areas in one 64-bit number (version_no << 16 | area_mask), which
-the macro unpacks: DuckDB took a list of two-field structs back from Python and unnested it at two and a half times
-the cost of a list of numbers ("breast cancer": 45,681 versions, 25.8 ms against 9.7 in a query summing them).
+the macro unpacks: DuckDB takes a list of two-field structs back from Python and unnests it at several times the
+cost of a list of numbers.
 
 A reader registers `intersect_word_versions` on its connection and replaces the catalog's
 scattered_word_versions_many by sql/calls/word_postings.sql's, which calls it for the condition's and the

@@ -182,8 +182,8 @@ def output_schema(name: str) -> dict[str, Any]:
 def _outline(schema: dict[str, Any]) -> dict[str, Any]:
     """A model's answer schema as the fields every answer has: what it validates against, at a few percent of the
     whole schema's characters in the agent's context (the tool's description says what the answer is). The SDK's
-    client checks every answer against it, schema first: a schema of `properties` cost get_study's call 0.76 ms
-    there, one of `required` names 0.18."""
+    client checks every answer against it, schema first, and a schema of `required` names checks in a fraction of
+    the time one of typed `properties` takes."""
     return {"type": "object", "required": schema.get("required", [])}
 
 

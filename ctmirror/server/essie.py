@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ctmirror.read.arguments import KM_PER_MILE
+from ctmirror.read.arguments import point_and_radius
 
 MAX_QUERY_CHARACTERS = 10_000
 MAX_DEPTH = 50
@@ -319,16 +319,12 @@ class _Parser:
         return Words(value)
 
 
-_DISTANCE = re.compile(r"^(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*(mi|km)?$", re.IGNORECASE)
-
-
 def _distance(argument: str, token: str) -> Distance:
-    found = _DISTANCE.match(argument)
-    if found is None or not -90 <= float(found[1]) <= 90 or not -180 <= float(found[2]) <= 180:
+    found = point_and_radius(argument.lower())  # the unit in any case: 50MI
+    if found is None or not -90 <= found[0] <= 90 or not -180 <= found[1] <= 180:
         raise EssieError("DISTANCE takes a point and a radius: DISTANCE[latitude, longitude, 50mi] (latitude -90..90, "
                          "longitude -180..180, the radius in mi or km)", token)
-    miles = (found[4] or "km").lower() == "mi"  # km unless said, as filter.geo
-    return Distance(float(found[1]), float(found[2]), float(found[3]) * (KM_PER_MILE if miles else 1.0))
+    return Distance(*found)
 
 
 def _range(argument: str, token: str) -> Range:

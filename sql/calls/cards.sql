@@ -6,7 +6,7 @@
 -- too, which then read every row group holding a key (200 cards: 220 ms against 4 at 500,000 studies). Larger sets
 -- (a backtest's) read them in one scan: cards_scan.sql. The columns come as card_json takes them (in its order,
 -- sql/methods/_cards.sql), and the Python API writes the card's JSON from them as it does
--- (ctmirror/read/answers.py, card_text): written here, the text cost 200 cards a third of the query's time.
+-- (ctmirror/read/answers.py, card_text), in less time than the text took here.
 WITH t AS MATERIALIZED (
     SELECT card_no, version_no, reconstructed_from, overall_status, why_stopped, results_posted, as_of_exact,
            enrollment, start_date, completion_date, withheld

@@ -142,8 +142,7 @@ FROM (SELECT k, text_id, learned FROM direct WHERE NOT scattered
 -- packed_areas(mask, how): a mask of a field's areas (fewer than 16) shifted to the 16 bits of how it matched
 -- (0 a phrase, 1 a linked concept, 2 scattered words), so one bit_or per version gathers all three; the areas of
 -- each come out with phrase_areas, concept_areas and scattered_areas (NULL: none). The shift is by a UBIGINT: by
--- an INTEGER column DuckDB widens the result to HUGEINT, and grouping 128-bit masks cost a broad condition's
--- phrase rows a third of their time.
+-- an INTEGER column DuckDB widens the result to HUGEINT, and every phrase row's mask would be grouped as 128 bits.
 CREATE OR REPLACE MACRO packed_areas(mask, how) AS (mask::UBIGINT << (16 * how)::UBIGINT);
 CREATE OR REPLACE MACRO phrase_areas(packed) AS nullif((packed & 65535)::UINTEGER, 0);
 CREATE OR REPLACE MACRO concept_areas(packed) AS nullif(((packed >> 16) & 65535)::UINTEGER, 0);
@@ -325,8 +324,7 @@ WHERE field_name = 'term' OR scores_joined;
 
 -- field_studies_many(field, qs, as_ofs, relax): the versions field_hits_many finds, without their scores, for the
 -- methods that count and group matches rather than rank them: a query's own phrase is not read where its
--- scattered words find the same versions and more (skip_scattered: for "breast cancer", 450,000 index rows fewer at
--- 500,000 studies).
+-- scattered words find the same versions and more (skip_scattered), which spares a broad query most of its rows.
 CREATE OR REPLACE MACRO field_studies_many(field_name, qs, as_ofs, relax := true) AS TABLE
 SELECT DISTINCT k, version_no FROM field_hit_rows_many(field_name, qs, as_ofs, relax := relax, skip_scattered := true);
 

@@ -54,7 +54,7 @@ m AS (
 -- other column tested it looks a thousand matched keys up in trial_card's index of shown_key. The filters by
 -- version test the match's version_no and the ID list the card's study_no, not trial_card's version_no and nct_id:
 -- a filter's subquery stays in the plan when its argument is absent, and the columns it reads are fetched from
--- every card looked up (nct_id and version_no were a third of the lookup's time).
+-- every card looked up.
 SELECT t.study_no, t.card_no, round(m.relevance, 4) AS relevance,
        CASE split_part(sort_order, ':', 1)
             WHEN 'StartDate' THEN t.start_day - DATE '1970-01-01'

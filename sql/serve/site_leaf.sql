@@ -1,5 +1,5 @@
--- The versions with one site whose recruitment status is $status (upper-cased, spaces as underscores, as the API's
--- enumeration is written) at a place holding every comma-separated part of $phrase, as query.locn finds places
+-- The versions with one site whose recruitment status is $status (as the API's enumeration writes it:
+-- records.enum_value) at a place holding every comma-separated part of $phrase, as query.locn finds places
 -- (location_places_many): SEARCH[Location](AREA[LocationCountry]France AND
 -- AREA[LocationStatus]RECRUITING), a French site that recruits, not a French site and a site recruiting elsewhere.
 -- The sites are read from trial_detail, of the versions with such a place alone; each distinct place among them is

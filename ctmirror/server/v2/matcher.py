@@ -34,8 +34,8 @@ if TYPE_CHECKING:
 
 
 # ---- matching ------------------------------------------------------------------------------------------------
-# The terms one request may hold: each is a subquery DuckDB plans, and planning grows faster than their number
-# (80 conditions joined by OR: 2.6 s on the sample, 160: 24 s, 320: 123 s, a reader held all along).
+# The terms one request may hold: each is a subquery DuckDB plans, and planning grows faster than their number,
+# holding a reader all along (bench/README.md has the figures).
 MAX_TERMS = 64
 # A leaf's parameters that are our own names: a search field, its areas, a value's test, how far its words
 # expand (see _page): literals, so a plan knows them (a branch of scattered words never taken is planned away).
@@ -83,8 +83,8 @@ class Matcher:
     def found(self, last: str) -> str:
         """The versions and scores of term `last`, as a subquery holding every term it reads. A combination of two
         terms is MATERIALIZED: DuckDB's planner inlines a CTE into its reader and pushes filters down through it,
-        and over a chain of combinations that work doubled with each term (20 terms joined by OR planned for 91 s;
-        materialized, 0.2 s). A term alone is inlined, as it plans best."""
+        and over a chain of combinations that work doubled with each term. A term alone is inlined, as it plans
+        best."""
         terms = ",\n".join(f"{name} AS {'MATERIALIZED ' if name in self.combined else ''}(\n{query.strip()}\n)"
                             for name, query in self.terms)
         return f"(WITH {terms}\nSELECT version_no, score FROM {last})"

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.read import cursors
-from ctmirror.read.arguments import KM_PER_MILE
+from ctmirror.read.arguments import KM_PER_MILE, point_and_radius
 from ctmirror.server import essie
 from ctmirror.server.csv_columns import Column, columns_for
 from ctmirror.server.csv_columns import paths_read as csv_paths_read
@@ -47,7 +47,6 @@ AGG_FILTERS = {
     "results": ("results", {"with": True, "without": False}),
 }
 STATUSES = {status for _, status in AGG_FILTERS["status"][1].items()}
-GEO = re.compile(r"^distance\((-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?),(\d+(?:\.\d+)?)(km|mi)?\)$")
 NCT_ID = re.compile(r"^[Nn][Cc][Tt]0*([0-9]{1,8})\Z")
 # geoDecay: with filter.geo and relevance order, a study's relevance times a factor of its closest site's distance
 # (sql/methods/_matching.sql, geo_decay); the spec's pattern and default.
@@ -263,15 +262,17 @@ def _filters(params: dict[str, str]) -> dict[str, Any]:
     geo_name = "filter.geo" if geo is not None else "postFilter.geo"
     geo = params.get(geo_name)
     if geo is not None:
-        found = GEO.match(geo.replace(" ", ""))
+        written = geo.replace(" ", "")
+        wrapped = written.startswith("distance(") and written.endswith(")")
+        found = point_and_radius(written[len("distance("):-1]) if wrapped else None
         if not found:
             raise V2Error(f"{geo_name} must be distance(latitude,longitude,distance) with km or mi, "
                           f"for example distance(39.0035707,-77.1013313,50mi); not {geo!r}")
-        lat, lon, distance, unit = float(found[1]), float(found[2]), float(found[3]), found[4] or "km"
+        lat, lon, km = found
         if not (-90 <= lat <= 90 and -180 <= lon <= 180):
             raise V2Error(f"{geo_name}: the latitude is between -90 and 90 and the longitude between -180 and 180, "
                           f"not {lat:g},{lon:g}")
-        filters.update(geo_lat=lat, geo_lon=lon, geo_km=distance * (KM_PER_MILE if unit == "mi" else 1.0))
+        filters.update(geo_lat=lat, geo_lon=lon, geo_km=km)
     for pair in listed(params.get("aggFilters")) or []:
         name, _, options = pair.partition(":")
         if name not in AGG_FILTERS:
