@@ -11,6 +11,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from ctmirror import Mirror
+from ctmirror.read import readonly
+from ctmirror.server.agent_tools import stdio_pool
+from ctmirror.server.pool import MirrorPool
 
 CALLS = [
     ("get_landscape", {"condition": "erectile dysfunction"}),
@@ -72,3 +75,20 @@ def test_ctmirror_threads_sets_every_connections_threads(sample_warehouse, given
     else:
         assert done.returncode != 0 and f"CTMIRROR_THREADS must be a whole number of threads, 1 or more, not " \
             f"{given!r}" in done.stderr
+
+
+def test_the_stdio_servers_calls_run_on_every_core_and_the_http_servers_on_one_each(sample_warehouse, monkeypatch):
+    """`ctmirror mcp` has one client waiting for each answer: its readers' DuckDB runs a call on all the threads
+    the process may use (here two, as CTMIRROR_THREADS=2 would say); `ctmirror serve`'s readers answer requests
+    side by side, one thread each."""
+    monkeypatch.setattr(readonly, "process_threads", lambda: {"threads": 2})
+
+    def threads(pool: MirrorPool) -> int:
+        try:
+            with pool.mirror() as mirror:
+                return int(mirror.rows("SELECT current_setting('threads') AS n")[0]["n"])
+        finally:
+            pool.close()
+
+    assert threads(stdio_pool(sample_warehouse)) == 2
+    assert threads(MirrorPool(sample_warehouse)) == 1

@@ -757,11 +757,18 @@ def build_server(pool: MirrorPool) -> Server:
     return server
 
 
+def stdio_pool(root: Path, *, as_of: date | None = None, exact_only: bool = False) -> MirrorPool:
+    """The readers of `ctmirror mcp`: its one client, an agent, mostly waits for each answer before its next call,
+    so each call runs on every core (CTMIRROR_THREADS bounds them), where `ctmirror serve` gives each of its
+    concurrent requests one."""
+    return MirrorPool(root, as_of=as_of, exact_only=exact_only, threads=None)
+
+
 def run_stdio(root: Path, *, as_of: date | None = None, exact_only: bool = False) -> None:
     """`ctmirror mcp`: the server on stdin/stdout until the client closes it."""
     from mcp.server.stdio import stdio_server
 
-    pool = MirrorPool(root, as_of=as_of, exact_only=exact_only)
+    pool = stdio_pool(root, as_of=as_of, exact_only=exact_only)
     server = build_server(pool)
 
     async def main() -> None:

@@ -16,8 +16,9 @@ from ctmirror.core.warehouse import STATE_ID, Warehouse
 from ctmirror.read.mirror import Mirror
 from ctmirror.server import v2
 
-# A server's Mirrors run one DuckDB thread each: its requests run side by side, so a query's second thread only
-# contends with another request (a search cost 29-32 ms of CPU on two threads, 24 on one, in the same time).
+# An HTTP server's Mirrors run one DuckDB thread each: its requests run side by side, so a query's second thread
+# only contends with another request. A stdio MCP server has one client, an agent that mostly waits for each answer
+# before its next call: its Mirrors use every core (threads=None), which shortens each call.
 READER_THREADS = 1
 
 
@@ -26,9 +27,10 @@ class MirrorPool:
     closed when returned."""
 
     def __init__(self, root: Path, *, as_of: date | None = None, size: int = 2,
-                 memory_limit: str | None = None, exact_only: bool = False) -> None:
+                 memory_limit: str | None = None, exact_only: bool = False,
+                 threads: int | None = READER_THREADS) -> None:
         self.root, self.as_of, self.size, self.memory_limit = Path(root), as_of, max(1, size), memory_limit
-        self.exact_only = exact_only
+        self.exact_only, self.threads = exact_only, threads
         self._slots = threading.BoundedSemaphore(self.size)
         self._lock = threading.Lock()
         self._idle: dict[str, list[Mirror]] = {}
@@ -38,9 +40,9 @@ class MirrorPool:
         self._idle[first.state_id] = [first]
 
     def _open(self, **options) -> Mirror:
-        """A Mirror for requests: one DuckDB thread, and v2 searches' arguments table made before anything is
-        prepared on it."""
-        mirror = Mirror(self.root, threads=READER_THREADS, memory_limit=self.memory_limit, exact_only=self.exact_only,
+        """A Mirror for requests: `threads` DuckDB threads (None: one a core), and v2 searches' arguments table
+        made before anything is prepared on it."""
+        mirror = Mirror(self.root, threads=self.threads, memory_limit=self.memory_limit, exact_only=self.exact_only,
                         **options)
         v2.make_search_arguments(mirror)
         return mirror
