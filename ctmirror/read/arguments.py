@@ -129,10 +129,16 @@ def nct_ids(value: object) -> list[str] | None:
 
 
 MAX_NCT_IDS = 10_000
-_NEAR = re.compile(r"^\s*(?:distance\()?\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*"
-                   r"(mi|km)\s*\)?\s*$", re.IGNORECASE)
+# A latitude, a longitude and a distance, 'LAT, LON, D' (then its unit): near's, filter.geo's and DISTANCE's.
+_POINT_AND_DISTANCE = r"(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*"
+_NEAR = re.compile(rf"^\s*(?:distance\()?\s*{_POINT_AND_DISTANCE}(mi|km)\s*\)?\s*$", re.IGNORECASE)
+_POINT_AND_RADIUS = re.compile(rf"^{_POINT_AND_DISTANCE}(mi|km)?$")
 KM_PER_MILE = 1.609344
-_POINT_AND_RADIUS = re.compile(r"^(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*(mi|km)?$")
+
+
+def kilometres(distance: float | str, unit: str | None) -> float:
+    """A distance in kilometres: in miles when its unit is 'mi' (any case), else in kilometres."""
+    return float(distance) * (KM_PER_MILE if (unit or "").lower() == "mi" else 1.0)
 
 
 def point_and_radius(text: str) -> tuple[float, float, float] | None:
@@ -141,7 +147,7 @@ def point_and_radius(text: str) -> tuple[float, float, float] | None:
     found = _POINT_AND_RADIUS.match(text)
     if found is None:
         return None
-    return float(found[1]), float(found[2]), float(found[3]) * (KM_PER_MILE if found[4] == "mi" else 1.0)
+    return float(found[1]), float(found[2]), kilometres(found[3], found[4])
 
 
 def near(value: object) -> str | None:
@@ -154,8 +160,7 @@ def near(value: object) -> str | None:
         raise InvalidArgument(f"near must look like '42.36,-71.06,50mi' (latitude -90..90, longitude -180..180, a "
                               f"distance in mi or km), got {value!r}", invalid_input=value,
                               recovery_hint="Give a point and a distance, e.g. '52.52,13.40,100km'.")
-    km = float(found[3]) * (KM_PER_MILE if found[4].lower() == "mi" else 1)
-    return f"{float(found[1])},{float(found[2])},{km:g}km"
+    return f"{float(found[1])},{float(found[2])},{kilometres(found[3], found[4]):g}km"
 
 
 def near_point(value: str | None) -> list[float] | None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.read import cursors
-from ctmirror.read.arguments import KM_PER_MILE, point_and_radius
+from ctmirror.read.arguments import kilometres, point_and_radius
 from ctmirror.server import essie
 from ctmirror.server.csv_columns import Column, columns_for
 from ctmirror.server.csv_columns import paths_read as csv_paths_read
@@ -116,16 +116,12 @@ def parse_geo_decay(value: str) -> GeoDecay:
         raise V2Error(f"geoDecay must look like {DEFAULT_GEO_DECAY} (func gauss, exp or linear; scale and offset in "
                       f"km or mi), not {value!r}")
     func, scale, scale_unit, offset, offset_unit, decay = found.groups()
-
-    def km(number: str, unit: str) -> float:
-        return float(number) * (KM_PER_MILE if unit == "mi" else 1.0)
-
     if not 0 < float(decay) < 1:
         raise V2Error(f"geoDecay: decay is the factor at the scale's distance, between 0 and 1 (exclusive), "
                       f"not {decay}")
-    if km(scale, scale_unit) <= 0:
+    if kilometres(scale, scale_unit) <= 0:
         raise V2Error("geoDecay: scale must be a distance above 0")
-    return GeoDecay(func, km(scale, scale_unit), km(offset, offset_unit), float(decay))
+    return GeoDecay(func, kilometres(scale, scale_unit), kilometres(offset, offset_unit), float(decay))
 
 
 def wants_legacy_markup(params: dict[str, str]) -> bool:
