@@ -244,3 +244,24 @@ def test_top_conditions_and_interventions(m, records):
                                                                       if k in {r["intervention"].lower() for r in rows}}
     assert all(r["intervention_type"] for r in rows) and diabetes
     assert not any("placebo" in r["intervention"].lower() for r in rows)
+
+
+def test_top_conditions_and_interventions_of_a_past_scope_are_its_versions_own(m):
+    """At a strict cutoff the scope shows the cards of the past: the conditions and interventions counted are their
+    versions' own, as the records' tables hold them (the statistics read them from the cards)."""
+    scope = ("SELECT DISTINCT nct_id, content_hash FROM analytics_scope("
+             "'erectile dysfunction', NULL, NULL, DATE '2016-01-01', DATE '2016-01-01', NULL, NULL, NULL, NULL, NULL)")
+    conditions = m.rows(f"SELECT lower(trim(condition)) AS c, count(DISTINCT nct_id) AS n FROM conditions "
+                        f"SEMI JOIN ({scope}) USING (nct_id, content_hash) WHERE trim(condition) <> '' GROUP BY 1")
+    interventions = m.rows(f"SELECT lower(trim(name)) AS i, count(DISTINCT nct_id) AS n FROM interventions "
+                           f"SEMI JOIN ({scope}) USING (nct_id, content_hash) "
+                           f"WHERE trim(name) <> '' AND NOT is_placebo(name) GROUP BY 1")
+    shown = m.rows("SELECT count(*) FILTER (WHERE NOT is_current) AS old FROM analytics_scope('erectile dysfunction', "
+                   "NULL, NULL, DATE '2016-01-01', DATE '2016-01-01', NULL, NULL, NULL, NULL, NULL)")
+    assert shown[0]["old"] > 0  # cards of the past: what the registry showed then
+    kwargs = {"condition": "erectile dysfunction", "date_before": "2016-01-01", "holdout": "strict"}
+    assert {r["condition"].lower(): r["trials"] for r in m.stats("stats_top_conditions", **kwargs)} == {
+        r["c"]: r["n"] for r in sorted(conditions, key=lambda r: (-r["n"], r["c"]))[:100]}
+    top = m.stats("stats_top_interventions", **kwargs)
+    assert {r["intervention"].lower(): r["trials"] for r in top} == {
+        r["i"]: r["n"] for r in sorted(interventions, key=lambda r: (-r["n"], r["i"]))[:100]}

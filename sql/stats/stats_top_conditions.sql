@@ -1,11 +1,14 @@
 -- stats_top_conditions(condition, intervention, sponsor, date_before, as_of): one row per condition as the records
 -- name it (case and spacing aside; written as most of its trials write it): condition, trials (listing it), share
 -- (of the trials in scope). Most trials first, the top 100.
-s AS (SELECT nct_id, content_hash FROM scope),
+s AS (SELECT nct_id, version_no FROM scope),
+-- The conditions of the scope's versions, the record's list in each card head (trial_text): the conditions table
+-- joined to the scope was read whole for any scope, and a prepared call reading its files is planned every run.
 named AS (
-    SELECT DISTINCT c.nct_id, lower(trim(c.condition)) AS condition_key, trim(c.condition) AS condition
-    FROM conditions AS c SEMI JOIN s USING (nct_id, content_hash)
-    WHERE trim(c.condition) <> ''
+    SELECT DISTINCT nct_id, lower(trim(condition)) AS condition_key, trim(condition) AS condition
+    FROM (SELECT s.nct_id, unnest(json_extract_string(x.card_head || '}', '$.conditions[*]')) AS condition
+          FROM s JOIN trial_text AS x USING (version_no))
+    WHERE trim(condition) <> ''
 ),
 top AS (
     SELECT condition_key, count(DISTINCT nct_id) AS trials FROM named

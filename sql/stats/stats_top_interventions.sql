@@ -2,11 +2,14 @@
 -- records name (case and spacing aside; placebo, sham and vehicle left out), written as most of its trials write
 -- it and with their type (Drug, Biological, Device, ...): intervention, intervention_type, trials (listing it),
 -- share (of the trials in scope). Most trials first, the top 100.
-s AS (SELECT nct_id, content_hash FROM scope),
+s AS (SELECT nct_id, interventions FROM scope),
+-- The interventions of the scope's versions, their cards' own list (trial_card.interventions, which writes a missing
+-- type as ''): the interventions table joined to the scope was read whole for any scope.
 named AS (
-    SELECT DISTINCT i.nct_id, lower(trim(i.name)) AS name_key, trim(i.name) AS name, i.intervention_type
-    FROM interventions AS i SEMI JOIN s USING (nct_id, content_hash)
-    WHERE trim(i.name) <> '' AND NOT is_placebo(i.name)
+    SELECT DISTINCT nct_id, lower(trim(i.intervention_name)) AS name_key, trim(i.intervention_name) AS name,
+           nullif(i.intervention_type, '') AS intervention_type
+    FROM (SELECT nct_id, unnest(interventions) AS i FROM s)
+    WHERE trim(i.intervention_name) <> '' AND NOT is_placebo(i.intervention_name)
 ),
 top AS (
     SELECT name_key, count(DISTINCT nct_id) AS trials FROM named
