@@ -32,7 +32,7 @@ from ctmirror.read.mirror import Mirror
 from ctmirror.read.models import left_out_of
 from ctmirror.read.registry import METHODS, STATISTIC_NAMES, StatisticRequest
 from ctmirror.server import v2
-from ctmirror.server.pool import MirrorPool
+from ctmirror.server.pool import MirrorPool, freeze_startup_objects
 from ctmirror.server.records import field_tree
 from ctmirror.server.v2 import field_stats
 
@@ -770,6 +770,7 @@ def run_stdio(root: Path, *, as_of: date | None = None, exact_only: bool = False
 
     pool = stdio_pool(root, as_of=as_of, exact_only=exact_only)
     server = build_server(pool)
+    freeze_startup_objects()
 
     async def main() -> None:
         async with stdio_server() as (read, write):

@@ -30,7 +30,7 @@ from ctmirror.read.mirror import Mirror
 from ctmirror.server.answering import MAX_BODY, Answerer
 from ctmirror.server.guard import Guard, allowed_hosts
 from ctmirror.server.methods_routes import SQL_MEMORY_LIMIT, methods_routes
-from ctmirror.server.pool import MirrorPool
+from ctmirror.server.pool import MirrorPool, freeze_startup_objects
 from ctmirror.server.v2.routes import v2_routes
 from ctmirror.server.workers import PROTOCOL, run_workers
 
@@ -90,6 +90,7 @@ def create_app(settings: Settings) -> Guard:
 
     @asynccontextmanager
     async def lifespan(app: Starlette):
+        freeze_startup_objects()
         async with sessions.run():
             yield
         pool.close()

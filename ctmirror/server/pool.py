@@ -4,6 +4,7 @@ between requests: a request always finishes on the state it started on."""
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 from collections.abc import Iterator
@@ -20,6 +21,14 @@ from ctmirror.server import v2
 # only contends with another request. A stdio MCP server has one client, an agent that mostly waits for each answer
 # before its next call: its Mirrors use every core (threads=None), which shortens each call.
 READER_THREADS = 1
+
+
+def freeze_startup_objects() -> None:
+    """Moves the objects a server holds once it has started (its modules, the SDKs', its first Mirror) out of the
+    garbage collector's sight. A full collection walked all of them, 40-50 ms a time, added to whatever call it
+    fell in (MCP calls' p99 at 500,000 studies); the objects a call makes are few and short-lived."""
+    gc.collect()
+    gc.freeze()
 
 
 class MirrorPool:
