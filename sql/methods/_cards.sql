@@ -21,6 +21,10 @@ CREATE OR REPLACE MACRO card_json(card_head, references_json, reconstructed_from
                                                   '["completion_date"]', '[]'),
                                           '"primary_completion_date"', '"completion_date"'), '[]') || '}';
 
+-- card_conditions(card_head): the conditions of a version's card head (trial_text.card_head, the record's list in its
+-- order), as written.
+CREATE OR REPLACE MACRO card_conditions(card_head) AS from_json((card_head || '}') -> '$.conditions', '["VARCHAR"]');
+
 -- trial_of(card): a trial card's JSON (card_json) as the contract's Trial, one column a field.
 CREATE OR REPLACE MACRO trial_of(card) AS from_json(card, '{
     "nct_id": "VARCHAR", "title": "VARCHAR", "brief_summary": "VARCHAR", "phase": "VARCHAR",

@@ -73,7 +73,7 @@ described AS (
     -- condition: the trial's first condition that matches the query, else its first condition.
     SELECT top.*, t.nct_id, t.phase, t.overall_status AS status, t.as_of_exact, t.reconstructed_from,
            t.content_hash AS version,
-           from_json((x.card_head || '}') -> '$.conditions', '["VARCHAR"]') AS conditions, x.condition_norms
+           card_conditions(x.card_head) AS conditions, x.condition_norms
     FROM top
     JOIN trial_card AS t USING (card_no)
     JOIN trial_text AS x ON x.version_no = t.version_no

@@ -6,7 +6,7 @@ s AS (SELECT nct_id, version_no FROM scope),
 -- joined to the scope was read whole for any scope, and a prepared call reading its files is planned every run.
 named AS (
     SELECT DISTINCT nct_id, lower(trim(condition)) AS condition_key, trim(condition) AS condition
-    FROM (SELECT s.nct_id, unnest(json_extract_string(x.card_head || '}', '$.conditions[*]')) AS condition
+    FROM (SELECT s.nct_id, unnest(card_conditions(x.card_head)) AS condition
           FROM s JOIN trial_text AS x USING (version_no))
     WHERE trim(condition) <> ''
 ),
