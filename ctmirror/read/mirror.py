@@ -22,6 +22,7 @@ from ctmirror.core.words import query_norm
 from ctmirror.read import arguments
 from ctmirror.read.answers import answer_saying_left_out, make_argument_tables, rows_of
 from ctmirror.read.methods import Methods
+from ctmirror.read.phrase_texts import install_phrase_texts
 from ctmirror.read.readonly import check_query, engine_error, open_reader, query_error
 from ctmirror.read.registry import METHODS, STATISTIC_ARGUMENTS, Method
 from ctmirror.read.word_postings import install_word_postings
@@ -104,6 +105,8 @@ class Mirror(Methods):
         self._check_catalog()  # before anything is prepared: it may install macros
         # Scattered words intersected outside the plan (ctmirror/read/word_postings.py), over the catalog's macros.
         self.word_versions = install_word_postings(self.con)
+        # A query's phrases and concepts found outside the plan too (ctmirror/read/phrase_texts.py).
+        self.phrase_texts = install_phrase_texts(self.con)
         self.prepared_calls = set()
         self.shaped_plans = {}
         self.argument_tables = set()

@@ -1,0 +1,108 @@
+"""The readers' matcher of a query's phrases and concepts (ctmirror/read/phrase_texts.py): the texts found outside
+DuckDB's plan, from what the reader holds, are the ones the catalog's own field_texts_many finds in SQL, for every
+field, cutoff and flag."""
+
+from __future__ import annotations
+
+import duckdb
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ctmirror import Mirror
+from ctmirror.core.words import query_norm
+from ctmirror.read.phrase_texts import SortedLookup
+
+READER = "field_texts_many"  # the reader's temporary macro, found before the catalog's
+CATALOG = "catalog.main.field_texts_many"  # the catalog's own, in SQL
+FOUND = ("SELECT k, text_id, learned FROM {macro}($field, $queries::VARCHAR[], $as_ofs::DATE[], "
+         "expand := $expand::BOOLEAN, skip_scattered := $skip::BOOLEAN) ORDER BY ALL")
+CUTOFFS = [None, "2008-01-01", "2016-06-30", "2021-03-01"]
+
+
+@pytest.fixture(scope="module")
+def m(sample_warehouse):
+    with Mirror(sample_warehouse) as mirror:
+        yield mirror
+
+
+def found_by(m: Mirror, macro: str, field: str, queries: list[str], as_of: str | None, expand: bool = True,
+             skip: bool = False) -> list[tuple]:
+    return [tuple(row.values()) for row in m.rows(FOUND.format(macro=macro), {
+        "field": field, "queries": queries, "as_ofs": [as_of] * len(queries), "expand": expand, "skip": skip})]
+
+
+def test_the_reader_finds_phrases_outside_the_plan(m):
+    macros = {row["database_name"]: row["macro_definition"] for row in m.rows(
+        "SELECT database_name, macro_definition FROM duckdb_functions() WHERE function_name = 'field_texts_many'")}
+    assert macros.keys() == {"temp", "catalog"}
+    assert "field_phrase_texts" in macros["temp"]
+    assert "field_phrase_texts" not in macros["catalog"]
+
+
+@pytest.fixture(scope="module")
+def queries(m) -> dict[str, list[str]]:
+    """Per field, real texts of the sample as queries (normalised), one in five quoted, with the phrases that
+    have synonyms and the drugs that have other names: every kind of phrase the matcher expands."""
+    found: dict[str, list[str]] = {}
+    for field in ("condition", "intervention"):
+        texts = [row["norm"] for row in m.rows(
+            "SELECT DISTINCT t.norm FROM search_text AS t JOIN search_hit AS h USING (text_id) "
+            "WHERE h.field = $field ORDER BY hash(t.norm) LIMIT 40", {"field": field})]
+        found[field] = [f'"{text.strip()}"' if i % 5 == 0 else text for i, text in enumerate(texts)]
+    found["condition"] += [row["phrase"] for row in m.rows(
+        "SELECT phrase FROM synonym_set WHERE field = 'condition' ORDER BY hash(phrase) LIMIT 15")]
+    found["intervention"] += [row["norm"] for row in m.rows(
+        "SELECT DISTINCT t.norm FROM intervention_link AS l JOIN search_text AS t USING (text_id) "
+        "ORDER BY hash(t.norm) LIMIT 15")]
+    found["term"] = found["condition"][:8] + found["intervention"][:8]
+    return {field: [query_norm(query) for query in texts] for field, texts in found.items()}
+
+
+@pytest.mark.parametrize("field", ["condition", "intervention", "term"])
+def test_the_sample_texts_find_what_the_catalogs_macro_finds_at_every_cutoff(m, queries, field):
+    learned_at = {}
+    for as_of in CUTOFFS[:3]:
+        for expand, skip in [(True, False), (True, True), (False, False)]:
+            found = found_by(m, READER, field, queries[field], as_of, expand, skip)
+            assert found == found_by(m, CATALOG, field, queries[field], as_of, expand, skip)
+            if expand and not skip:
+                learned_at[as_of] = sum(learned for _, _, learned in found)
+    # the cases compared are not trivial: links (headings, other names) were found, fewer at an earlier cutoff
+    assert learned_at[None] > learned_at["2008-01-01"]
+
+
+@pytest.fixture(scope="module")
+def vocabulary(m) -> list[str]:
+    """Words of the condition's and intervention's areas, common and rare."""
+    return [row["token"] for row in m.rows(
+        "SELECT token FROM field_token GROUP BY token HAVING count(*) >= 2 ORDER BY count(*) DESC, token LIMIT 400")]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_words_find_what_the_catalogs_macro_finds(m, vocabulary, data):
+    field = data.draw(st.sampled_from(["condition", "intervention", "term"]))
+    words = data.draw(st.lists(st.sampled_from(vocabulary), min_size=1, max_size=4))
+    query = query_norm(('"' if data.draw(st.booleans()) else "") + " ".join(words))
+    as_of = data.draw(st.sampled_from(CUTOFFS))
+    expand, skip = data.draw(st.booleans()), data.draw(st.booleans())
+    assert (found_by(m, READER, field, [query], as_of, expand, skip)
+            == found_by(m, CATALOG, field, [query], as_of, expand, skip))
+
+
+def test_a_word_no_text_holds_and_an_empty_query_find_nothing(m):
+    for query in [" zzqxv ", ' " ', "   ", " cancer zzqxv "]:
+        for field in ("condition", "intervention", "term"):
+            assert found_by(m, READER, field, [query], None) == found_by(m, CATALOG, field, [query], None) == []
+
+
+def test_the_lookup_finds_every_key_in_the_order_duckdb_sorts_them():
+    keys = ["b", "a", "é", "ä", "z", "中", "ab", "a b", "ß", "ǅ", "\U0001f600"]
+    rows = duckdb.sql("SELECT k, i FROM (SELECT unnest($keys) AS k, generate_subscripts($keys, 1) AS i) ORDER BY k",
+                      params={"keys": keys}).to_arrow_table()
+    lookup = SortedLookup(rows.column(0).combine_chunks(), rows.column(1).combine_chunks())
+    assert [lookup.get(key) for key in keys] == list(range(1, len(keys) + 1))
+    assert lookup.get("aa") is None and lookup.get("") is None and lookup.get("\U0001f601") is None
+    assert SortedLookup(pa.array([], pa.string()), pa.array([], pa.int32())).get("a") is None
