@@ -4,6 +4,8 @@ field, cutoff and flag."""
 
 from __future__ import annotations
 
+import shutil
+
 import duckdb
 import pyarrow as pa
 import pytest
@@ -12,7 +14,7 @@ from hypothesis import strategies as st
 
 from ctmirror import Mirror
 from ctmirror.core.words import query_norm
-from ctmirror.read.phrase_texts import SortedLookup
+from ctmirror.read.phrase_texts import SortedLookup, held_for
 
 READER = "field_texts_many"  # the reader's temporary macro, found before the catalog's
 CATALOG = "catalog.main.field_texts_many"  # the catalog's own, in SQL
@@ -49,7 +51,7 @@ def queries(m) -> dict[str, list[str]]:
     for field in ("condition", "intervention"):
         texts = [row["norm"] for row in m.rows(
             "SELECT DISTINCT t.norm FROM search_text AS t JOIN search_hit AS h USING (text_id) "
-            "WHERE h.field = $field ORDER BY hash(t.norm) LIMIT 40", {"field": field})]
+            "WHERE h.field = $field ORDER BY hash(t.norm) LIMIT 30", {"field": field})]
         found[field] = [f'"{text.strip()}"' if i % 5 == 0 else text for i, text in enumerate(texts)]
     found["condition"] += [row["phrase"] for row in m.rows(
         "SELECT phrase FROM synonym_set WHERE field = 'condition' ORDER BY hash(phrase) LIMIT 15")]
@@ -80,7 +82,7 @@ def vocabulary(m) -> list[str]:
         "SELECT token FROM field_token GROUP BY token HAVING count(*) >= 2 ORDER BY count(*) DESC, token LIMIT 400")]
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_any_words_find_what_the_catalogs_macro_finds(m, vocabulary, data):
     field = data.draw(st.sampled_from(["condition", "intervention", "term"]))
@@ -106,3 +108,14 @@ def test_the_lookup_finds_every_key_in_the_order_duckdb_sorts_them():
     assert [lookup.get(key) for key in keys] == list(range(1, len(keys) + 1))
     assert lookup.get("aa") is None and lookup.get("") is None and lookup.get("\U0001f601") is None
     assert SortedLookup(pa.array([], pa.string()), pa.array([], pa.int32())).get("a") is None
+
+
+def test_readers_of_one_catalog_share_what_they_hold_and_another_file_is_held_apart(sample_warehouse, tmp_path):
+    with Mirror(sample_warehouse) as first, Mirror(sample_warehouse) as second:
+        first.search_trials(drug="pembrolizumab", condition="breast cancer")
+        assert second.phrase_texts._held is first.phrase_texts._held
+        assert ("field_token",) in second.phrase_texts._held.items  # read by the first reader, for both
+        copy = tmp_path / "catalog.duckdb"
+        shutil.copyfile(first.state.catalog, copy)
+        assert held_for(copy) is not first.phrase_texts._held
+        assert held_for(first.state.catalog) is first.phrase_texts._held

@@ -106,7 +106,7 @@ class Mirror(Methods):
         # Scattered words intersected outside the plan (ctmirror/read/word_postings.py), over the catalog's macros.
         self.word_versions = install_word_postings(self.con)
         # A query's phrases and concepts found outside the plan too (ctmirror/read/phrase_texts.py).
-        self.phrase_texts = install_phrase_texts(self.con)
+        self.phrase_texts = install_phrase_texts(self.con, self.state.catalog)
         self.prepared_calls = set()
         self.shaped_plans = {}
         self.argument_tables = set()

@@ -6,8 +6,9 @@ call's cutoff. In SQL that is some ninety operators a field (the synonym join, t
 positions, the headings), each paying DuckDB's fixed cost in every call however few rows it sees. Here the same
 rows come from what the reader holds (a state never changes under it): the condition's and intervention's words
 with their texts and positions (field_token, read whole on first use), the synonym groups, the other names and
-the condition links, so a call's work is a few binary searches and array intersections. The free text's words
-(search_token, every text's) are read word by word and kept, as word_postings.py keeps search_word's.
+the condition links, so a call's work is a few binary searches and array intersections. These are read once per
+catalog file and shared by every reader of it in the process (CatalogHeld). The free text's words (search_token,
+every text's) are read word by word and kept by each reader, as word_postings.py keeps search_word's.
 
 A reader registers `field_phrase_texts` on its connection and replaces the catalog's field_texts_many there by
 sql/calls/phrase_texts.sql's, which unnests its answer. Any other DuckDB client reads the catalog's macro, with
@@ -19,7 +20,9 @@ from __future__ import annotations
 import bisect
 import datetime
 import threading
+import weakref
 from collections import OrderedDict
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -111,16 +114,40 @@ class TokenIndex:
         return _NO_KEYS if i is None else self._keys[self._starts[i]:self._starts[i + 1]]
 
 
+class CatalogHeld:
+    """What the readers of one catalog file hold, read once and shared by every reader of it in the process (a
+    server's pool, a Mirror's siblings): the file never changes while it is read."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.items: dict[tuple, Any] = {}
+
+
+_HELD: weakref.WeakValueDictionary[tuple, CatalogHeld] = weakref.WeakValueDictionary()
+_HELD_LOCK = threading.Lock()
+
+
+def held_for(catalog: Path) -> CatalogHeld:
+    """The shared holdings of this catalog file (by its path, inode and times: a file written anew is another)."""
+    stat = catalog.stat()
+    key = (str(catalog.resolve()), stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+    with _HELD_LOCK:
+        held = _HELD.get(key)
+        if held is None:
+            held = _HELD[key] = CatalogHeld()
+        return held
+
+
 class PhraseTexts:
     """The texts a field's phrases find (field_texts_many's rows), from what the reader holds, and the function
     DuckDB calls as `field_phrase_texts`."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, cache_bytes: int = CACHE_BYTES) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection, catalog: Path, cache_bytes: int = CACHE_BYTES) -> None:
         self._cursor = con.cursor()
         self._cursor.execute(_query("use_catalog"))
         # DuckDB may call the function from two of its threads at once: reads through the cursor take turns
         self._lock = threading.Lock()
-        self._held: dict[Any, Any] = {}
+        self._held = held_for(catalog)
         self._postings: OrderedDict[str, np.ndarray] = OrderedDict()
         self._bytes = 0
         self._cache_bytes = cache_bytes
@@ -244,13 +271,14 @@ class PhraseTexts:
                 np.asarray(np.ma.filled(found["is_current"], False), bool))
 
     def _read_once(self, key: tuple, read: Any) -> Any:
-        held = self._held.get(key)
-        if held is None:
-            with self._lock:
-                held = self._held.get(key)
-                if held is None:
-                    held = self._held[key] = read()
-        return held
+        """The catalog's `key`, read through this reader's cursor by the first reader of the process to need it."""
+        found = self._held.items.get(key)
+        if found is None:
+            with self._held.lock, self._lock:
+                found = self._held.items.get(key)
+                if found is None:
+                    found = self._held.items[key] = read()
+        return found
 
 
 def _keys(text_ids: np.ndarray, positions: np.ndarray) -> np.ndarray:
@@ -264,11 +292,11 @@ def _day(value: datetime.date | None) -> int | None:
     return None if value is None else (value - _EPOCH).days
 
 
-def install_phrase_texts(con: duckdb.DuckDBPyConnection) -> PhraseTexts:
-    """Registers the function on a reader's connection and replaces the catalog's field_texts_many there by
-    sql/calls/phrase_texts.sql's (a temporary macro, found before the catalog's: run after any other replacement
-    of the catalog's macros)."""
-    phrase_texts = PhraseTexts(con)
+def install_phrase_texts(con: duckdb.DuckDBPyConnection, catalog: Path) -> PhraseTexts:
+    """Registers the function on a reader's connection to `catalog` (the file it attached) and replaces the
+    catalog's field_texts_many there by sql/calls/phrase_texts.sql's (a temporary macro, found before the
+    catalog's: run after any other replacement of the catalog's macros)."""
+    phrase_texts = PhraseTexts(con, catalog)
     phrase_texts.register(con)
     con.execute(_query("field_texts_many"))
     return phrase_texts
