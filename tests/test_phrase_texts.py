@@ -4,7 +4,9 @@ field, cutoff and flag."""
 
 from __future__ import annotations
 
+import gc
 import shutil
+import weakref
 
 import duckdb
 import pyarrow as pa
@@ -119,3 +121,15 @@ def test_readers_of_one_catalog_share_what_they_hold_and_another_file_is_held_ap
         shutil.copyfile(first.state.catalog, copy)
         assert held_for(copy) is not first.phrase_texts._held
         assert held_for(first.state.catalog) is first.phrase_texts._held
+
+
+def test_what_readers_held_is_let_go_when_the_last_reader_of_the_catalog_closes(sample_warehouse, tmp_path):
+    """A server opens a new state's readers every night and closes the old ones: their catalog's index goes too."""
+    alone = shutil.copytree(sample_warehouse, tmp_path / "warehouse", symlinks=True)  # a catalog no other reader of the tests holds
+    with Mirror(alone) as mirror:
+        mirror.get_landscape(condition="asthma")
+        held = weakref.ref(mirror.phrase_texts._held)
+        assert held() is not None and ("field_token",) in held().items
+    del mirror
+    gc.collect()
+    assert held() is None
