@@ -125,7 +125,8 @@ def test_readers_of_one_catalog_share_what_they_hold_and_another_file_is_held_ap
 
 def test_what_readers_held_is_let_go_when_the_last_reader_of_the_catalog_closes(sample_warehouse, tmp_path):
     """A server opens a new state's readers every night and closes the old ones: their catalog's index goes too."""
-    alone = shutil.copytree(sample_warehouse, tmp_path / "warehouse", symlinks=True)  # a catalog no other reader of the tests holds
+    # a copy: a catalog file no other reader of the tests holds
+    alone = shutil.copytree(sample_warehouse, tmp_path / "warehouse", symlinks=True)
     with Mirror(alone) as mirror:
         mirror.get_landscape(condition="asthma")
         held = weakref.ref(mirror.phrase_texts._held)
