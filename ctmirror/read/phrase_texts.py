@@ -31,6 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ctmirror.core.sqlfiles import read_sql
+from ctmirror.core.words import may_scatter
 
 FUNCTION = "field_phrase_texts"
 RESULT_TYPE = duckdb.list_type(duckdb.sqltypes.BIGINT)
@@ -62,7 +63,7 @@ class SortedLookup:
         """sql/calls/phrase_texts.sql's query `name`, whose rows are (key, value) ordered by key."""
         rows = cursor.execute(_query(name), parameters or {}).to_arrow_table()
         keys, values = rows.column(0).combine_chunks(), rows.column(1).combine_chunks()
-        if len(keys) > 1 and not pc.all(pc.less(keys[:-1], keys[1:])).as_py():
+        if not _byte_ordered(keys):
             # bisect compares as Python does (by code point, UTF-8's byte order): DuckDB under another collation
             # would order otherwise, so the rows are put in that order here.
             order = pc.sort_indices(keys)
@@ -98,15 +99,15 @@ class TokenIndex:
     def read(cls, cursor: duckdb.DuckDBPyConnection) -> TokenIndex:
         counts = cursor.execute(_query("field_token_counts")).to_arrow_table()
         tokens = counts.column("token").combine_chunks()
-        if len(tokens) > 1 and not pc.all(pc.less(tokens[:-1], tokens[1:])).as_py():
+        if not _byte_ordered(tokens):
             # the rows below come in DuckDB's order of tokens, which must be the lookup's (by code point)
             raise RuntimeError("field_token's tokens do not come in byte order from DuckDB: a reader cannot index "
                                "them (is a default collation set?)")
         rows = cursor.execute(_query("field_token_rows")).fetchnumpy()
         starts = np.zeros(len(tokens) + 1, np.int64)
         np.cumsum(counts.column("n").to_numpy(), out=starts[1:])
-        keys = (np.asarray(rows["text_id"], np.int64) << POSITION_BITS) | np.asarray(rows["position"], np.int64)
-        return cls(SortedLookup(tokens, counts.column("n").combine_chunks()), starts, keys)
+        return cls(SortedLookup(tokens, counts.column("n").combine_chunks()), starts,
+                   _packed(rows["text_id"], rows["position"]))
 
     def keys_of(self, word: str) -> np.ndarray:
         """The word's keys (a view, sorted: the rows were read in token, text and position order)."""
@@ -202,11 +203,11 @@ class PhraseTexts:
         return np.unique(np.concatenate(kept)) if kept else _NO_KEYS
 
     def _scatters(self, query: str) -> bool:
-        """scatters(query, true): an unquoted query of two words or more, one of them not a stop word."""
-        words = [word for word in query.strip(" ").split(" ") if word]
+        """scatters(query, true): an unquoted query of two words or more (may_scatter), one of them not a stop
+        word."""
         stop_words = self._read_once(("stop_words",), lambda: frozenset(
             self._cursor.execute(_query("stop_words")).fetchone()[0]))
-        return not query.startswith('"') and len(words) >= 2 and any(word not in stop_words for word in words)
+        return may_scatter(query) and any(word and word not in stop_words for word in query.split(" "))
 
     def _phrase_texts(self, field: str, phrase: str) -> np.ndarray:
         """The texts holding the phrase's words at consecutive positions: the rarest word's (text, start) pairs,
@@ -233,7 +234,9 @@ class PhraseTexts:
                 self._postings.move_to_end(word)
                 return keys
             found = self._cursor.execute(_query("search_token_positions"), {"word": word}).fetchnumpy()
-            keys = _keys(found["text_id"], found["position"])
+            keys = _packed(found["text_id"], found["position"])
+            if len(keys) > 1 and not bool(np.all(keys[1:] > keys[:-1])):  # as stored: sorted here if not
+                keys = np.unique(keys)
             self._postings[word] = keys
             self._bytes += keys.nbytes
             while self._bytes > self._cache_bytes and len(self._postings) > 1:  # the least recently used go first
@@ -281,11 +284,14 @@ class PhraseTexts:
         return found
 
 
-def _keys(text_ids: np.ndarray, positions: np.ndarray) -> np.ndarray:
-    keys = (np.asarray(text_ids, np.int64) << POSITION_BITS) | np.asarray(positions, np.int64)
-    if len(keys) > 1 and not bool(np.all(keys[1:] > keys[:-1])):
-        keys = np.unique(keys)
-    return keys
+def _packed(text_ids: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """(text, position) pairs as keys text_id << 32 | position."""
+    return (np.asarray(text_ids, np.int64) << POSITION_BITS) | np.asarray(positions, np.int64)
+
+
+def _byte_ordered(keys: pa.Array) -> bool:
+    """Whether strings come in the order bisect compares them (by code point: UTF-8's byte order)."""
+    return len(keys) < 2 or pc.all(pc.less(keys[:-1], keys[1:])).as_py()
 
 
 def _day(value: datetime.date | None) -> int | None:
