@@ -9,6 +9,7 @@ import shutil
 import weakref
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -16,6 +17,8 @@ from hypothesis import strategies as st
 
 from ctmirror import Mirror
 from ctmirror.core.words import query_norm
+from ctmirror.read import list_answers
+from ctmirror.read.list_answers import ListAnswers
 from ctmirror.read.phrase_texts import SortedLookup, held_for
 
 READER = "field_texts_many"  # the reader's temporary macro, found before the catalog's
@@ -94,6 +97,42 @@ def test_any_words_find_what_the_catalogs_macro_finds(m, vocabulary, data):
     expand, skip = data.draw(st.booleans()), data.draw(st.booleans())
     assert (found_by(m, READER, field, [query], as_of, expand, skip)
             == found_by(m, CATALOG, field, [query], as_of, expand, skip))
+
+
+def test_short_answers_come_as_text_and_long_ones_through_arrow_with_the_same_rows(m, queries, monkeypatch):
+    taken = []  # the queries whose texts the Arrow function answered
+    take = ListAnswers.take
+    monkeypatch.setattr(ListAnswers, "take",
+                        lambda self, *arguments: taken.append(arguments[1]) or take(self, *arguments))
+    field, sample = "condition", queries["condition"]
+    found = found_by(m, READER, field, sample, None)
+    assert found == found_by(m, CATALOG, field, sample, None)
+    texts = [(query, sum(1 for k, _, _ in found if k == i)) for i, query in enumerate(sample, 1)]
+    # the queries answered through Arrow are those with more texts than a text answer holds, and there are both
+    assert sorted(taken) == sorted(query for query, n in texts if n > list_answers.LISTED_LIMIT)
+    assert 0 < len(taken) < len([n for _, n in texts if n])
+    taken.clear()
+    monkeypatch.setattr(list_answers, "LISTED_LIMIT", 0)  # every answer with a text is long now
+    assert found_by(m, READER, field, sample, None) == found
+    assert sorted(taken) == sorted(query for query, n in texts if n)
+
+
+def test_a_long_answer_is_computed_once_and_kept_for_its_arrow_call_alone():
+    computed = []
+
+    def answer(size: int) -> np.ndarray:
+        computed.append(size)
+        return np.arange(size, dtype=np.int64)
+
+    answers = ListAnswers(answer)
+    assert answers.listed(3) == "[0,1,2]" and answers.listed(0) == "[]"
+    long = list_answers.LISTED_LIMIT + 1
+    assert answers.listed(long) is None
+    assert answers.take(long).tolist() == list(range(long)) and computed == [3, 0, long]  # kept, not computed again
+    assert answers.take(long).tolist() == list(range(long)) and computed == [3, 0, long, long]  # taken once
+    for size in range(long, long + list_answers.KEPT_ANSWERS + 5):  # calls whose Arrow half never came
+        answers.listed(size)
+    assert len(answers._kept) == list_answers.KEPT_ANSWERS
 
 
 def test_a_word_no_text_holds_and_an_empty_query_find_nothing(m):

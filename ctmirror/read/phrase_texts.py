@@ -10,8 +10,9 @@ the condition links, so a call's work is a few binary searches and array interse
 catalog file and shared by every reader of it in the process (CatalogHeld). The free text's words (search_token,
 every text's) are read word by word and kept by each reader, as word_postings.py keeps search_word's.
 
-A reader registers `field_phrase_texts` on its connection and replaces the catalog's field_texts_many there by
-sql/calls/phrase_texts.sql's, which unnests its answer. Any other DuckDB client reads the catalog's macro, with
+A reader registers `field_phrase_texts` (and `field_phrase_texts_listed`, the same answer as text when short:
+list_answers.py) on its connection and replaces the catalog's field_texts_many there by sql/calls/phrase_texts.sql's,
+which unnests its answer. Any other DuckDB client reads the catalog's macro, with
 the same rows (tests/test_phrase_texts.py compares the two).
 """
 
@@ -32,8 +33,10 @@ import pyarrow.compute as pc
 
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.words import may_scatter
+from ctmirror.read.list_answers import ListAnswers
 
 FUNCTION = "field_phrase_texts"
+LISTED_FUNCTION = "field_phrase_texts_listed"
 RESULT_TYPE = duckdb.list_type(duckdb.sqltypes.BIGINT)
 # A reader keeps the free text's words' texts and positions up to this many bytes (8 a position), the least
 # recently used let go first.
@@ -152,12 +155,15 @@ class PhraseTexts:
         self._postings: OrderedDict[str, np.ndarray] = OrderedDict()
         self._bytes = 0
         self._cache_bytes = cache_bytes
+        self._answers = ListAnswers(self._packed_texts)
 
     def register(self, con: duckdb.DuckDBPyConnection) -> None:
-        con.create_function(FUNCTION, self.texts,
-                            [duckdb.sqltypes.VARCHAR, duckdb.sqltypes.VARCHAR, duckdb.sqltypes.DATE,
-                             duckdb.sqltypes.BOOLEAN, duckdb.sqltypes.BOOLEAN],
-                            RESULT_TYPE, type="arrow", null_handling="special", side_effects=False)
+        arguments = [duckdb.sqltypes.VARCHAR, duckdb.sqltypes.VARCHAR, duckdb.sqltypes.DATE, duckdb.sqltypes.BOOLEAN,
+                     duckdb.sqltypes.BOOLEAN]
+        con.create_function(FUNCTION, self.texts, arguments, RESULT_TYPE, type="arrow", null_handling="special",
+                            side_effects=False)
+        con.create_function(LISTED_FUNCTION, self.texts_listed, arguments, duckdb.sqltypes.VARCHAR,
+                            type="native", null_handling="special", side_effects=False)
 
     def texts(self, fields: pa.Array, queries: pa.Array, as_ofs: pa.Array, expands: pa.Array,
               skips: pa.Array) -> pa.Array:
@@ -166,13 +172,22 @@ class PhraseTexts:
         link the records taught found it (text_id << 1 | learned), in that order."""
         offsets = [0]
         found: list[np.ndarray] = [_NO_KEYS]
-        for field, query, as_of, expand, skip in zip(fields.to_pylist(), queries.to_pylist(), as_ofs.to_pylist(),
-                                                     expands.to_pylist(), skips.to_pylist(), strict=True):
-            packed = self.field_texts(field, query, _day(as_of), bool(expand), bool(skip))
+        for arguments in zip(fields.to_pylist(), queries.to_pylist(), as_ofs.to_pylist(), expands.to_pylist(),
+                             skips.to_pylist(), strict=True):
+            packed = self._answers.take(*arguments)
             found.append(packed)
             offsets.append(offsets[-1] + len(packed))
         return pa.ListArray.from_arrays(pa.array(np.asarray(offsets, np.int32), pa.int32()),
                                         pa.array(np.concatenate(found), pa.int64()))
+
+    def texts_listed(self, field: str | None, query: str | None, as_of: datetime.date | None, expand: bool | None,
+                     skip: bool | None) -> str | None:
+        """One row's texts (see texts) as the text of a list, or None where they are too many (list_answers.py)."""
+        return self._answers.listed(field, query, as_of, expand, skip)
+
+    def _packed_texts(self, field: str | None, query: str | None, as_of: datetime.date | None, expand: bool | None,
+                      skip: bool | None) -> np.ndarray:
+        return self.field_texts(field, query, _day(as_of), bool(expand), bool(skip))
 
     # field_texts_many, step by step (sql/methods/_matching.sql says why each step is so).
     def field_texts(self, field: str | None, query: str | None, day: int | None, expand: bool,

@@ -46,8 +46,11 @@ SELECT stop_words();
 -- The catalog's field_texts_many (sql/methods/_matching.sql), the same rows, from field_phrase_texts: per query
 -- (k), the texts whose hits count and whether a learned link found them (packed text_id << 1 | learned).
 -- skip_scattered and relax are constants; the query's own phrase is left out where both hold and its words scatter.
+-- A short answer comes as text from field_phrase_texts_listed, a long one through Arrow (list_answers.py).
 CREATE OR REPLACE TEMP MACRO field_texts_many(field_name, qs, as_ofs, expand := true, skip_scattered := false,
                                               relax := true) AS TABLE
 SELECT k, (v >> 1)::INTEGER AS text_id, (v & 1) = 1 AS learned
-FROM (SELECT k, unnest(field_phrase_texts(field_name, query, as_of, expand, skip_scattered AND relax)) AS v
+FROM (SELECT k, unnest(coalesce(
+                    field_phrase_texts_listed(field_name, query, as_of, expand, skip_scattered AND relax)::BIGINT[],
+                    field_phrase_texts(field_name, query, as_of, expand, skip_scattered AND relax))) AS v
       FROM (SELECT generate_subscripts(qs, 1) AS k, unnest(qs) AS query, unnest(as_ofs)::DATE AS as_of));

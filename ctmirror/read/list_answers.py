@@ -1,0 +1,55 @@
+"""A reader's Python functions that answer a list of numbers per row, called by DuckDB two ways: natively, for a
+short answer, and through Arrow for a long one.
+
+DuckDB hands an Arrow function its rows and takes its answer back through pyarrow's dataset scanner: about 0.4 ms a
+call, whatever the answer's size. A native function costs a few microseconds a call, but DuckDB converts a list it
+answers number by number (5 µs each); answered as the text of a list ('[1,2,3]', cast to a list in SQL), a number
+costs 0.3 µs. So a plan asks the native function first, which answers a list of up to LISTED_LIMIT numbers as text
+and NULL for a longer one, and the Arrow function only where that was NULL:
+
+    unnest(coalesce(f_listed(args)::BIGINT[], f(args)))
+
+DuckDB's coalesce evaluates its second argument only for the rows whose first is NULL, so a call whose answers are
+all short never reaches the Arrow function. A long answer, computed by the native call, is kept for the Arrow
+call of the same arguments, which follows it in the same statement.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+
+import numpy as np
+
+# The longest answer given as text: parsing 1,000 numbers in SQL costs about what the Arrow call does.
+LISTED_LIMIT = 512
+# Long answers kept for their Arrow call: a statement asks the Arrow function right after the native one, so a few
+# suffice; one left behind (a statement cancelled in between) is let go among the oldest.
+KEPT_ANSWERS = 16
+
+
+class ListAnswers:
+    """One function's answers, by arguments: as text from `listed` (None when long), as an array from `take`."""
+
+    def __init__(self, answer: Callable[..., np.ndarray]) -> None:
+        self._answer = answer
+        self._kept: OrderedDict[Hashable, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()  # DuckDB may call the functions from two of its threads at once
+
+    def listed(self, *arguments: Hashable) -> str | None:
+        """The answer as the text of a list, or None (kept for `take`) when it is longer than LISTED_LIMIT."""
+        found = self._answer(*arguments)
+        if len(found) <= LISTED_LIMIT:
+            return "[" + ",".join(map(str, found.tolist())) + "]"
+        with self._lock:
+            self._kept[arguments] = found
+            while len(self._kept) > KEPT_ANSWERS:
+                self._kept.popitem(last=False)
+        return None
+
+    def take(self, *arguments: Hashable) -> np.ndarray:
+        """The answer as an array: the one `listed` kept for these arguments, or computed now."""
+        with self._lock:
+            found = self._kept.pop(arguments, None)
+        return self._answer(*arguments) if found is None else found
