@@ -12,7 +12,6 @@ import random
 import statistics
 import sys
 import time
-from datetime import date, timedelta
 from pathlib import Path
 
 import anyio
@@ -22,34 +21,14 @@ from mcp.client.stdio import stdio_client
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.corpus import call_material, scaled_warehouse_arguments  # noqa: E402
+from bench.corpus import scaled_warehouse_arguments, tool_arguments  # noqa: E402
 from ctmirror import Mirror  # noqa: E402
 
 
 def main() -> None:
     args, root = scaled_warehouse_arguments(100)
-    rng = random.Random(41)
     with Mirror(root) as m:
-        ids, conditions, drugs = call_material(m)
-
-    def cutoff() -> str:
-        return (date(1995, 1, 1) + timedelta(days=rng.randrange(11_600))).isoformat()
-
-    makers = {
-        "search_trials": lambda: {"drug": rng.choice(drugs), "condition": rng.choice(conditions),
-                                  "date_before": cutoff(), "max_results": 20},
-        "detect_whitespace": lambda: {"drug": rng.choice(drugs), "condition": rng.choice(conditions),
-                                      "date_before": cutoff()},
-        "get_landscape": lambda: {"condition": rng.choice(conditions), "date_before": cutoff(), "top_n": 10},
-        "get_terminated": lambda: {"query": rng.choice(conditions), "date_before": cutoff(), "max_results": 20},
-        "get_trial": lambda: {"nct_id": rng.choice(ids)},
-        "get_trial_details": lambda: {"nct_id": rng.choice(ids)},
-        "search": lambda: {"condition": rng.choice(conditions), "page_size": 10, "date_before": cutoff()},
-        "get_study": lambda: {"nct_id": rng.choice(ids)},
-        "count_studies": lambda: {"query.cond": rng.choice(conditions)},
-        "statistics": lambda: {"statistic": "stats_by_phase", "condition": rng.choice(conditions),
-                               "date_before": cutoff()},
-    }
+        makers = tool_arguments(m, random.Random(41))
 
     async def run() -> None:
         params = StdioServerParameters(command=sys.executable,

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import random
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from datetime import date, timedelta
 from pathlib import Path
 
 import zstandard
@@ -71,6 +73,31 @@ def call_material(mirror) -> tuple[list[str], list[str], list[str]]:
     """(NCT IDs, conditions, drugs) that benchmark calls draw from."""
     return ([r["nct_id"] for r in mirror.rows("SELECT nct_id FROM studies ORDER BY 1")],
             [r["c"] for r in mirror.rows(CONDITIONS)], [r["d"] for r in mirror.rows(DRUGS)])
+
+
+def tool_arguments(mirror, rng: random.Random) -> dict[str, Callable[[], dict]]:
+    """bench_mcp.py's calls: per tool, what draws one call's arguments from the sample's conditions, drugs and NCT IDs,
+    with a random cutoff on every contract call."""
+    ids, conditions, drugs = call_material(mirror)
+
+    def cutoff() -> str:
+        return (date(1995, 1, 1) + timedelta(days=rng.randrange(11_600))).isoformat()
+
+    return {
+        "search_trials": lambda: {"drug": rng.choice(drugs), "condition": rng.choice(conditions),
+                                  "date_before": cutoff(), "max_results": 20},
+        "detect_whitespace": lambda: {"drug": rng.choice(drugs), "condition": rng.choice(conditions),
+                                      "date_before": cutoff()},
+        "get_landscape": lambda: {"condition": rng.choice(conditions), "date_before": cutoff(), "top_n": 10},
+        "get_terminated": lambda: {"query": rng.choice(conditions), "date_before": cutoff(), "max_results": 20},
+        "get_trial": lambda: {"nct_id": rng.choice(ids)},
+        "get_trial_details": lambda: {"nct_id": rng.choice(ids)},
+        "search": lambda: {"condition": rng.choice(conditions), "page_size": 10, "date_before": cutoff()},
+        "get_study": lambda: {"nct_id": rng.choice(ids)},
+        "count_studies": lambda: {"query.cond": rng.choice(conditions)},
+        "statistics": lambda: {"statistic": "stats_by_phase", "condition": rng.choice(conditions),
+                               "date_before": cutoff()},
+    }
 
 
 def sql_fingerprint() -> str:
