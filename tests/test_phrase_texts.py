@@ -117,7 +117,7 @@ def test_short_answers_come_as_text_and_long_ones_through_arrow_with_the_same_ro
     assert sorted(taken) == sorted(query for query, n in texts if n)
 
 
-def test_a_long_answer_is_computed_once_and_kept_for_its_arrow_call_alone():
+def test_a_long_answer_is_computed_once_and_kept_for_its_arrow_call_alone(monkeypatch):
     computed = []
 
     def answer(size: int) -> np.ndarray:
@@ -130,9 +130,11 @@ def test_a_long_answer_is_computed_once_and_kept_for_its_arrow_call_alone():
     assert answers.listed(long) is None
     assert answers.take(long).tolist() == list(range(long)) and computed == [3, 0, long]  # kept, not computed again
     assert answers.take(long).tolist() == list(range(long)) and computed == [3, 0, long, long]  # taken once
-    for size in range(long, long + list_answers.KEPT_ANSWERS + 5):  # calls whose Arrow half never came
+    monkeypatch.setattr(list_answers, "KEPT_BYTES", 10 * long * 8)  # ten long answers
+    for size in range(long, long + 15):  # calls whose Arrow half never came: the oldest are let go
         answers.listed(size)
-    assert len(answers._kept) == list_answers.KEPT_ANSWERS
+    assert list(answers._kept) == [(size,) for size in range(long + 6, long + 15)]
+    assert answers._kept_bytes == sum(found.nbytes for found in answers._kept.values())
 
 
 def test_a_word_no_text_holds_and_an_empty_query_find_nothing(m):

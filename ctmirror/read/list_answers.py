@@ -24,9 +24,10 @@ import numpy as np
 
 # The longest answer given as text: parsing 1,000 numbers in SQL costs about what the Arrow call does.
 LISTED_LIMIT = 512
-# Long answers kept for their Arrow call: a statement asks the Arrow function right after the native one, so a few
-# suffice; one left behind (a statement cancelled in between) is let go among the oldest.
-KEPT_ANSWERS = 16
+# Long answers kept for their Arrow call, up to this many bytes: DuckDB asks the native function for a vector of
+# rows (2,048 calls of a batch) before the Arrow function for those of them that were long; one left behind (a
+# statement cancelled in between) is let go among the oldest.
+KEPT_BYTES = 64 * 1024 * 1024
 
 
 class ListAnswers:
@@ -35,6 +36,7 @@ class ListAnswers:
     def __init__(self, answer: Callable[..., np.ndarray]) -> None:
         self._answer = answer
         self._kept: OrderedDict[Hashable, np.ndarray] = OrderedDict()
+        self._kept_bytes = 0
         self._lock = threading.Lock()  # DuckDB may call the functions from two of its threads at once
 
     def listed(self, *arguments: Hashable) -> str | None:
@@ -43,13 +45,17 @@ class ListAnswers:
         if len(found) <= LISTED_LIMIT:
             return "[" + ",".join(map(str, found.tolist())) + "]"
         with self._lock:
-            self._kept[arguments] = found
-            while len(self._kept) > KEPT_ANSWERS:
-                self._kept.popitem(last=False)
+            if arguments not in self._kept:
+                self._kept[arguments] = found
+                self._kept_bytes += found.nbytes
+            while self._kept_bytes > KEPT_BYTES and len(self._kept) > 1:
+                self._kept_bytes -= self._kept.popitem(last=False)[1].nbytes
         return None
 
     def take(self, *arguments: Hashable) -> np.ndarray:
         """The answer as an array: the one `listed` kept for these arguments, or computed now."""
         with self._lock:
             found = self._kept.pop(arguments, None)
+            if found is not None:
+                self._kept_bytes -= found.nbytes
         return self._answer(*arguments) if found is None else found
