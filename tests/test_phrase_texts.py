@@ -111,6 +111,7 @@ def test_short_answers_come_as_text_and_long_ones_through_arrow_with_the_same_ro
     # the queries answered through Arrow are those with more texts than a text answer holds, and there are both
     assert sorted(taken) == sorted(query for query, n in texts if n > list_answers.LISTED_LIMIT)
     assert 0 < len(taken) < len([n for _, n in texts if n])
+    assert not m.phrase_texts._answers._kept  # each long answer the native function kept, its Arrow call took
     taken.clear()
     monkeypatch.setattr(list_answers, "LISTED_LIMIT", 0)  # every answer with a text is long now
     assert found_by(m, READER, field, sample, None) == found
