@@ -3,6 +3,8 @@ of an unquoted query, intersected outside DuckDB's plan, are the ones the catalo
 
 from __future__ import annotations
 
+import threading
+
 import duckdb
 import pyarrow as pa
 import pytest
@@ -148,3 +150,27 @@ def test_words_let_go_under_a_small_budget_are_read_again():
     first = intersect(words, "condition", [["asthma", "severe"], ["severe", "asthma"]])
     assert first == intersect(words, "condition", [["severe", "asthma"], ["asthma", "severe"]])
     assert first[0] == first[1] and len(first[0]) == 3
+
+
+def test_a_thread_reads_new_words_while_another_thread_reads_and_both_keep_what_they_read():
+    """DuckDB calls the function from two of its threads at once (a whitespace call's drug and condition): a read in
+    progress does not hold up the other thread's, and the words both read are kept once each."""
+    words = WordVersions(unsorted_catalog())
+    busy = words._cursors.get()  # one thread's read under way
+    answers = []
+    other = threading.Thread(target=lambda: answers.append(intersect(words, "condition", [["asthma", "severe"]])),
+                             daemon=True)  # were it held up, the test fails rather than hang
+    other.start()
+    other.join(timeout=30)
+    assert not other.is_alive() and answers == [[[{"version_no": 5, "area_mask": 3}, {"version_no": 20, "area_mask": 6},
+                                                   {"version_no": 30, "area_mask": 1}]]]
+    words._cursors.put(busy)
+    both = [threading.Thread(target=lambda: answers.append(intersect(words, "intervention", [["asthma"]])),
+                             daemon=True) for _ in range(2)]
+    for thread in both:
+        thread.start()
+    for thread in both:
+        thread.join(timeout=30)
+    assert answers[1:] == [[[{"version_no": 10, "area_mask": 1}]]] * 2
+    assert words.words_held() == {("condition", "asthma"), ("condition", "severe"), ("intervention", "asthma")}
+    assert words._bytes == sum(v.nbytes + m.nbytes for v, m in words._runs.values())

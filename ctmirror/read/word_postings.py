@@ -19,6 +19,7 @@ cost less (the macro's comment says why). Any other DuckDB client reads the cata
 
 from __future__ import annotations
 
+import queue
 import threading
 from collections import OrderedDict
 
@@ -35,6 +36,8 @@ FUNCTION = "intersect_word_versions"
 # The words one query may intersect: the macros keep a query's first 32 (sql/methods/_matching.sql,
 # scattered_words); a user's own call with more is refused rather than read word by word.
 MAX_WORDS = 32
+# Cursors reading words side by side: as many as DuckDB's threads that call the function on a reader of two cores.
+READING_CURSORS = 2
 RESULT_TYPE = duckdb.list_type(duckdb.sqltypes.UBIGINT)
 # A version_no (version_number in sql/schema/as_of_rules.sql: a study's number, under 10^8, times 2^20, plus its
 # version's ordinal) is under 2^47, so it packs above a field's 16 area bits.
@@ -56,12 +59,17 @@ class WordVersions:
     own connection, and the intersection DuckDB calls as `intersect_word_versions`."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, cache_bytes: int = CACHE_BYTES) -> None:
-        self._cursor = con.cursor()
-        self._cursor.execute(read_sql("calls/word_postings.sql", "use_catalog"))
+        # DuckDB calls the function from two of its threads at once (a whitespace call's drug and condition): each
+        # reads its new words through a cursor of its own, side by side, and the lock guards the kept words alone.
+        self._cursors: queue.SimpleQueue[duckdb.DuckDBPyConnection] = queue.SimpleQueue()
+        for _ in range(READING_CURSORS):
+            cursor = con.cursor()
+            cursor.execute(read_sql("calls/word_postings.sql", "use_catalog"))
+            self._cursors.put(cursor)
         self._runs: OrderedDict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = OrderedDict()
         self._bytes = 0
         self._cache_bytes = cache_bytes
-        self._lock = threading.Lock()  # DuckDB may call the function from two of its threads at once
+        self._lock = threading.Lock()
 
     def words_held(self) -> set[tuple[str, str]]:
         """The (field, word) pairs whose versions this reader holds now."""
@@ -122,25 +130,33 @@ class WordVersions:
                 if run is not None:
                     self._runs.move_to_end((field, word))
                     runs[word] = run
-                else:
-                    runs[word] = self._read(field, word)
-            return [runs[word] for word in words]
+        for word in words:
+            if word not in runs:
+                runs[word] = self._read(field, word)
+        return [runs[word] for word in words]
 
     def _read(self, field: str, word: str) -> tuple[np.ndarray, np.ndarray]:
-        """A word's versions and masks. Its rows come as stored, in version order but for the studies a night's
-        patch rewrote, sorted here then: DuckDB sorting them cost "disease" 17 ms at 500,000 studies, against 4."""
-        found = self._cursor.execute(read_sql("calls/word_postings.sql", "search_word_versions"),
-                                     {"field": field, "word": word}).fetchnumpy()
+        """A word's versions and masks, read and kept. Its rows come as stored, in version order but for the studies
+        a night's patch rewrote, sorted here then: DuckDB sorting them cost "disease" 17 ms at 500,000 studies,
+        against 4."""
+        cursor = self._cursors.get()  # waits while every cursor reads
+        try:
+            found = cursor.execute(read_sql("calls/word_postings.sql", "search_word_versions"),
+                                   {"field": field, "word": word}).fetchnumpy()
+        finally:
+            self._cursors.put(cursor)
         versions = np.asarray(found["version_no"], np.int64)
         masks = np.asarray(found["area_mask"], np.uint32)
         if len(versions) > 1 and not bool(np.all(versions[1:] > versions[:-1])):
             order = np.argsort(versions, kind="stable")
             versions, masks = versions[order], masks[order]
-        self._runs[(field, word)] = (versions, masks)
-        self._bytes += versions.nbytes + masks.nbytes
-        while self._bytes > self._cache_bytes and len(self._runs) > 1:  # the least recently used go first
-            old_versions, old_masks = self._runs.popitem(last=False)[1]
-            self._bytes -= old_versions.nbytes + old_masks.nbytes
+        with self._lock:
+            if (field, word) not in self._runs:  # another thread may have read it meanwhile
+                self._runs[(field, word)] = (versions, masks)
+                self._bytes += versions.nbytes + masks.nbytes
+            while self._bytes > self._cache_bytes and len(self._runs) > 1:  # the least recently used go first
+                old_versions, old_masks = self._runs.popitem(last=False)[1]
+                self._bytes -= old_versions.nbytes + old_masks.nbytes
         return versions, masks
 
 
