@@ -3,7 +3,10 @@ of an unquoted query, intersected outside DuckDB's plan, are the ones the catalo
 
 from __future__ import annotations
 
+import shutil
 import threading
+import time
+from pathlib import Path
 
 import duckdb
 import pyarrow as pa
@@ -12,8 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctmirror import Mirror
+from ctmirror.read import word_postings
 from ctmirror.read.readonly import QueryFailed
-from ctmirror.read.word_postings import VERSION_LIMIT, WordVersions
+from ctmirror.read.word_postings import VERSION_LIMIT, FieldPostings, WordVersions
 
 READER = "scattered_word_versions_many"  # the reader's temporary macro, found before the catalog's
 CATALOG = "catalog.main.scattered_word_versions_many"  # the catalog's own, in SQL
@@ -21,10 +25,26 @@ FOUND = ("SELECT k, version_no, area_mask FROM {macro}($field, $queries::VARCHAR
          "ORDER BY ALL")
 
 
-@pytest.fixture(scope="module")
-def m(sample_warehouse):
-    with Mirror(sample_warehouse) as mirror:
+def alone(warehouse: Path, folder: Path) -> Path:
+    """A copy of the warehouse: a catalog file no other reader of the tests holds (what readers hold whole is
+    shared by the file's readers in the process)."""
+    return Path(shutil.copytree(warehouse, folder / "warehouse", symlinks=True))
+
+
+@pytest.fixture(scope="module", params=["word by word", "whole fields"])
+def m(request, sample_warehouse, tmp_path_factory):
+    """A reader that reads each word's versions with a query of its own, or one holding both fields' whole rows."""
+    with pytest.MonkeyPatch.context() as patch, \
+            Mirror(alone(sample_warehouse, tmp_path_factory.mktemp("words"))) as mirror:
+        if request.param == "word by word":
+            patch.setattr(word_postings, "WHOLE_FIELD_AFTER", 10 ** 9)
+        else:
+            for field in ("condition", "intervention"):
+                mirror.word_versions._hold_whole_field(field, mirror.con.cursor())
+            assert mirror.word_versions.fields_held() == {"condition", "intervention"}
         yield mirror
+        assert mirror.word_versions.fields_held() == (set() if request.param == "word by word"
+                                                      else {"condition", "intervention"})
 
 
 @pytest.fixture(scope="module")
@@ -73,10 +93,10 @@ def test_any_words_within_any_areas_find_what_the_catalogs_macro_finds(m, vocabu
     assert found_by(m, READER, field, queries, within) == found_by(m, CATALOG, field, queries, within)
 
 
-def test_the_free_texts_get_terminateds_and_search_trials_words_stay_in_sql(sample_warehouse):
+def test_the_free_texts_get_terminateds_and_search_trials_words_stay_in_sql(sample_warehouse, tmp_path):
     """The words a reader has read into its arrays are those of the calls it intersected: a landscape's condition
     and a whitespace's drug, not search_trials' drug, get_terminated's query or the free text."""
-    with Mirror(sample_warehouse) as mirror:
+    with Mirror(alone(sample_warehouse, tmp_path)) as mirror:
         mirror.search_trials(drug="insulin glargine", condition="diabetes")
         mirror.get_terminated(query="pulmonary fibrosis")
         mirror.search(query="chronic pain")
@@ -85,6 +105,24 @@ def test_the_free_texts_get_terminateds_and_search_trials_words_stay_in_sql(samp
         mirror.detect_whitespace(drug="insulin glargine", condition="diabetes")
         assert mirror.word_versions.words_held() == {("condition", "heart"), ("condition", "failure"),
                                                      ("intervention", "insulin"), ("intervention", "glargine")}
+
+
+def test_a_reader_that_read_many_words_of_a_field_holds_the_field_whole_for_every_reader_of_its_catalog(
+        sample_warehouse, tmp_path, monkeypatch):
+    monkeypatch.setattr(word_postings, "WHOLE_FIELD_AFTER", 4)
+    with Mirror(alone(sample_warehouse, tmp_path)) as first, Mirror(tmp_path / "warehouse") as second:
+        first.get_landscape(condition="heart failure")
+        assert first.word_versions.words_held() == {("condition", "heart"), ("condition", "failure")}
+        assert first.word_versions.fields_held() == set()
+        answer = first.get_landscape(condition="chronic kidney disease")  # the fourth word read: the field whole
+        deadline = time.monotonic() + 30  # read in a thread of its own
+        while first.word_versions.fields_held() != {"condition"} and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert first.word_versions.fields_held() == second.word_versions.fields_held() == {"condition"}
+        assert first.get_landscape(condition="chronic kidney disease") == answer
+        assert first.word_versions.words_held() == set()  # what the reader kept word by word is let go
+        assert second.get_landscape(condition="chronic kidney disease") == answer
+        assert second.word_versions.words_held() == set()  # read from the rows the first reader's catalog holds
 
 
 def test_a_users_call_with_too_many_words_is_refused_saying_so(m):
@@ -173,4 +211,16 @@ def test_a_thread_reads_new_words_while_another_thread_reads_and_both_keep_what_
         thread.join(timeout=30)
     assert answers[1:] == [[[{"version_no": 10, "area_mask": 1}]]] * 2
     assert words.words_held() == {("condition", "asthma"), ("condition", "severe"), ("intervention", "asthma")}
-    assert words._bytes == sum(v.nbytes + m.nbytes for v, m in words._runs.values())
+    assert words._bytes == sum(run.nbytes for run in words._runs.values())
+
+
+def test_a_fields_whole_rows_are_each_words_versions_in_order_whatever_order_they_are_stored_in():
+    con = unsorted_catalog()
+    con.execute("USE catalog")
+    postings = FieldPostings.read(con, "condition")
+    words = WordVersions(unsorted_catalog())
+    for word in ("asthma", "severe", "wheeze"):
+        run = postings.run_of(word)
+        assert [(int(n) >> 16, int(n) & 0xFFFF) for n in run] == [
+            (found["version_no"], found["area_mask"]) for found in intersect(words, "condition", [[word]])[0]]
+    assert len(postings.run_of("asthma")) == 4 and len(postings.run_of("wheeze")) == 0

@@ -104,7 +104,7 @@ class Mirror(Methods):
                                  hint="run `ctmirror republish`, or `ctmirror rebuild` if that fails") from exc
         self._check_catalog()  # before anything is prepared: it may install macros
         # Scattered words intersected outside the plan (ctmirror/read/word_postings.py), over the catalog's macros.
-        self.word_versions = install_word_postings(self.con)
+        self.word_versions = install_word_postings(self.con, self.state.catalog)
         # A query's phrases and concepts found outside the plan too (ctmirror/read/phrase_texts.py).
         self.phrase_texts = install_phrase_texts(self.con, self.state.catalog)
         self.prepared_calls = set()

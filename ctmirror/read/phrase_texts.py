@@ -66,7 +66,7 @@ class SortedLookup:
         """sql/calls/phrase_texts.sql's query `name`, whose rows are (key, value) ordered by key."""
         rows = cursor.execute(_query(name), parameters or {}).to_arrow_table()
         keys, values = rows.column(0).combine_chunks(), rows.column(1).combine_chunks()
-        if not _byte_ordered(keys):
+        if not byte_ordered(keys):
             # bisect compares as Python does (by code point, UTF-8's byte order): DuckDB under another collation
             # would order otherwise, so the rows are put in that order here.
             order = pc.sort_indices(keys)
@@ -102,7 +102,7 @@ class TokenIndex:
     def read(cls, cursor: duckdb.DuckDBPyConnection) -> TokenIndex:
         counts = cursor.execute(_query("field_token_counts")).to_arrow_table()
         tokens = counts.column("token").combine_chunks()
-        if not _byte_ordered(tokens):
+        if not byte_ordered(tokens):
             # the rows below come in DuckDB's order of tokens, which must be the lookup's (by code point)
             raise RuntimeError("field_token's tokens do not come in byte order from DuckDB: a reader cannot index "
                                "them (is a default collation set?)")
@@ -304,7 +304,7 @@ def _packed(text_ids: np.ndarray, positions: np.ndarray) -> np.ndarray:
     return (np.asarray(text_ids, np.int64) << POSITION_BITS) | np.asarray(positions, np.int64)
 
 
-def _byte_ordered(keys: pa.Array) -> bool:
+def byte_ordered(keys: pa.Array) -> bool:
     """Whether strings come in the order bisect compares them (by code point: UTF-8's byte order)."""
     return len(keys) < 2 or pc.all(pc.less(keys[:-1], keys[1:])).as_py()
 

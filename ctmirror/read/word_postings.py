@@ -5,7 +5,9 @@ An unquoted query of several words matches a version holding each word in some t
 by version: "alzheimer disease" groups the 366,174 versions of "disease" to keep alzheimer's 1,317, and that
 grouping was most of a method's call at 500,000 studies. Here each word's versions are read once into sorted arrays
 (kept, up to a budget, for the reader's later calls: a state never changes under its reader) and intersected by
-binary search from the rarest word's: a few microseconds a candidate, whatever the other words' sizes.
+binary search from the rarest word's: a few microseconds a candidate, whatever the other words' sizes. A reader that
+has read many words of a field one by one (a server, a backtest) reads the field's whole search_word at once, held
+for every reader of that catalog file in the process: each later word is then a slice of it rather than a query.
 
 The function answers each version packed with its areas in one 64-bit number (version_no << 16 | area_mask), which
 the macro unpacks: DuckDB takes a list of two-field structs back from Python and unnests it at several times the
@@ -21,17 +23,23 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
+from pathlib import Path
 
 import duckdb
 import numpy as np
 import pyarrow as pa
 
 from ctmirror.core.sqlfiles import read_sql
+from ctmirror.read.phrase_texts import SortedLookup, byte_ordered, held_for
 
-# A reader keeps the versions of the words it has read up to this many bytes (12 a version), the least recently
-# used let go first: at 500,000 studies the commonest condition word ("disease") holds 4.4 MB of them.
+# A reader keeps the versions of the words it has read up to this many bytes (8 a version), the least recently
+# used let go first: at 500,000 studies the commonest condition word ("disease") holds 2.9 MB of them.
 CACHE_BYTES = 128 * 1024 * 1024
+# After this many words of a field read one by one (a query each, 0.8 ms at the least at 500,000 studies), the
+# field's whole search_word is read at once and held: at 500,000 studies the condition's 15.6 million rows (125 MB,
+# read in 1.0 s) and the intervention's 26.5 million (212 MB, 1.4 s). A call on the command line never reads so many.
+WHOLE_FIELD_AFTER = 64
 FUNCTION = "intersect_word_versions"
 # The words one query may intersect: the macros keep a query's first 32 (sql/methods/_matching.sql,
 # scattered_words); a user's own call with more is refused rather than read word by word.
@@ -43,8 +51,9 @@ RESULT_TYPE = duckdb.list_type(duckdb.sqltypes.UBIGINT)
 # version's ordinal) is under 2^47, so it packs above a field's 16 area bits.
 AREA_BITS = 16
 VERSION_LIMIT = 1 << 47
-_NO_VERSIONS = np.empty(0, np.int64)
-_NO_MASKS = np.empty(0, np.uint32)
+AREA_MASK = np.uint64((1 << AREA_BITS) - 1)
+_READING = "reading"  # a field's whole rows being read for a catalog's readers (CatalogHeld.items)
+_NO_VERSIONS = np.empty(0, np.uint64)
 
 # pyarrow looks for pandas once, on its first array; where ctmirror/core/duck.py has marked pandas absent, that
 # first look fails (it takes the mark for a module). Made here, at import, it fails here rather than in a query.
@@ -54,27 +63,72 @@ except AttributeError:
     pass
 
 
+class FieldPostings:
+    """A field's search_word held whole: its words in byte order and, for each, its run of versions packed with their
+    areas (version_no << 16 | area_mask, sorted) in one array."""
+
+    def __init__(self, words: SortedLookup, starts: np.ndarray, packed: np.ndarray) -> None:
+        self._words = words
+        self._starts = starts
+        self._packed = packed
+
+    @classmethod
+    def read(cls, cursor: duckdb.DuckDBPyConnection, field: str) -> FieldPostings | None:
+        """The field's rows, or None where DuckDB does not order its words by code point (a reader's lookup does)."""
+        counts = cursor.execute(_query("field_words"), {"field": field}).to_arrow_table()
+        words = counts.column("token").combine_chunks()
+        if not byte_ordered(words):
+            return None
+        found = cursor.execute(_query("field_word_versions"), {"field": field}).fetchnumpy()
+        starts = np.zeros(len(words) + 1, np.int64)
+        np.cumsum(counts.column("n").to_numpy(), out=starts[1:])
+        return cls(SortedLookup(words, counts.column("n").combine_chunks()), starts,
+                   _packed(found["version_no"], found["area_mask"]))
+
+    @property
+    def nbytes(self) -> int:
+        return self._packed.nbytes + self._starts.nbytes
+
+    def run_of(self, word: str) -> np.ndarray:
+        """The word's packed versions (a view of the held array)."""
+        i = self._words.position(word)
+        return _NO_VERSIONS if i is None else self._packed[self._starts[i]:self._starts[i + 1]]
+
+
 class WordVersions:
     """The versions of each word of a field (search_word's rows), read on first use through a cursor of the reader's
-    own connection, and the intersection DuckDB calls as `intersect_word_versions`."""
+    own connection, and the intersection DuckDB calls as `intersect_word_versions`. catalog: the file the reader
+    attached, whose fields' whole rows it may hold (shared with the file's other readers); None: word by word only."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, cache_bytes: int = CACHE_BYTES) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection, cache_bytes: int = CACHE_BYTES,
+                 catalog: Path | None = None) -> None:
         # DuckDB calls the function from two of its threads at once (a whitespace call's drug and condition): each
         # reads its new words through a cursor of its own, side by side, and the lock guards the kept words alone.
+        self._con = con
         self._cursors: queue.SimpleQueue[duckdb.DuckDBPyConnection] = queue.SimpleQueue()
         for _ in range(READING_CURSORS):
             cursor = con.cursor()
-            cursor.execute(read_sql("calls/word_postings.sql", "use_catalog"))
+            cursor.execute(_query("use_catalog"))
             self._cursors.put(cursor)
-        self._runs: OrderedDict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._runs: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._bytes = 0
         self._cache_bytes = cache_bytes
         self._lock = threading.Lock()
+        self._held = None if catalog is None else held_for(catalog)
+        self._read_one_by_one: Counter[str] = Counter()
+        self._let_go: set[str] = set()  # the fields whose whole rows are held and whose words kept here went
 
     def words_held(self) -> set[tuple[str, str]]:
-        """The (field, word) pairs whose versions this reader holds now."""
+        """The (field, word) pairs whose versions this reader holds now, word by word."""
         with self._lock:
             return set(self._runs)
+
+    def fields_held(self) -> set[str]:
+        """The fields whose whole rows this reader's catalog holds."""
+        if self._held is None:
+            return set()
+        return {key[1] for key, postings in list(self._held.items.items())
+                if key[0] == "search_word" and isinstance(postings, FieldPostings)}
 
     def register(self, con: duckdb.DuckDBPyConnection) -> None:
         con.create_function(FUNCTION, self.intersect,
@@ -87,42 +141,45 @@ class WordVersions:
         holding every word, in version order, each packed with the areas of its words (OR of their masks, within
         `within`) as version_no << 16 | area_mask."""
         offsets = [0]
-        found: list[np.ndarray] = [np.empty(0, np.uint64)]
+        found: list[np.ndarray] = [_NO_VERSIONS]
         for field, words, areas in zip(fields.to_pylist(), word_lists.to_pylist(), within.to_pylist(), strict=True):
-            versions, masks = self._versions_of_all(field, words, areas)
-            if len(versions) and not (0 <= versions[0] and versions[-1] < VERSION_LIMIT):
-                raise ValueError(f"{FUNCTION}: a version number outside 0..2^47 cannot be packed with its areas")
-            found.append((versions.astype(np.uint64) << np.uint64(AREA_BITS)) | masks.astype(np.uint64))
-            offsets.append(offsets[-1] + len(versions))
+            packed = self._versions_of_all(field, words, areas)
+            found.append(packed)
+            offsets.append(offsets[-1] + len(packed))
         return pa.ListArray.from_arrays(pa.array(np.asarray(offsets, np.int32), pa.int32()),
                                         pa.array(np.concatenate(found), pa.uint64()))
 
-    def _versions_of_all(self, field: str | None, words: list[str] | None,
-                         areas: int | None) -> tuple[np.ndarray, np.ndarray]:
-        """The versions holding every word: the rarest word's, each looked up by binary search in the next rarer's."""
+    def _versions_of_all(self, field: str | None, words: list[str] | None, areas: int | None) -> np.ndarray:
+        """The versions holding every word, packed: the rarest word's, each looked up by binary search in the next
+        rarer's."""
         if field is None or not words or any(word is None for word in words):
-            return _NO_VERSIONS, _NO_MASKS
+            return _NO_VERSIONS
         words = list(dict.fromkeys(words))
         if len(words) > MAX_WORDS:
             raise ValueError(f"{FUNCTION} takes at most {MAX_WORDS} words a query, not {len(words)}")
         runs = self._word_runs(field, words)
         if areas is not None:
-            runs = [(versions[kept], masks[kept] & areas)
-                    for versions, masks in runs for kept in [(masks & areas) != 0]]
-        runs.sort(key=lambda run: len(run[0]))
-        versions, masks = runs[0]
-        for other_versions, other_masks in runs[1:]:
-            if not len(versions) or not len(other_versions):
-                return _NO_VERSIONS, _NO_MASKS
-            at = np.searchsorted(other_versions, versions)
-            at[at == len(other_versions)] = 0
-            held = other_versions[at] == versions
-            versions = versions[held]
-            masks = masks[held] | other_masks[at[held]]
-        return versions, masks
+            kept_areas = ~AREA_MASK | np.uint64(areas)
+            runs = [run[(run & np.uint64(areas)) != 0] & kept_areas for run in runs]
+        runs.sort(key=len)
+        packed = runs[0]
+        for other in runs[1:]:
+            if not len(packed) or not len(other):
+                return _NO_VERSIONS
+            at = np.searchsorted(other, packed & ~AREA_MASK)
+            at[at == len(other)] = 0
+            held = (other[at] >> np.uint64(AREA_BITS)) == (packed >> np.uint64(AREA_BITS))
+            packed = packed[held] | (other[at[held]] & AREA_MASK)
+        return packed
 
-    def _word_runs(self, field: str, words: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Each word's versions (sorted) and masks, from the cache or read now."""
+    def _word_runs(self, field: str, words: list[str]) -> list[np.ndarray]:
+        """Each word's packed versions (sorted): from the field's whole rows where they are held, else from the
+        words kept or read now."""
+        postings = self._whole_field(field)
+        if postings is not None:
+            if field not in self._let_go:
+                self._let_go_words_of(field)
+            return [postings.run_of(word) for word in words]
         with self._lock:
             runs = {}
             for word in words:
@@ -130,41 +187,90 @@ class WordVersions:
                 if run is not None:
                     self._runs.move_to_end((field, word))
                     runs[word] = run
-        for word in words:
-            if word not in runs:
-                runs[word] = self._read(field, word)
+        missing = [word for word in words if word not in runs]
+        for word in missing:
+            runs[word] = self._read(field, word)
+        if missing and self._held is not None:
+            with self._lock:
+                self._read_one_by_one[field] += len(missing)
+                read_enough = self._read_one_by_one[field] >= WHOLE_FIELD_AFTER
+            if read_enough:
+                self._begin_holding_whole_field(field)
         return [runs[word] for word in words]
 
-    def _read(self, field: str, word: str) -> tuple[np.ndarray, np.ndarray]:
-        """A word's versions and masks, read and kept. Its rows come as stored, in version order but for the studies
-        a night's patch rewrote, sorted here then: DuckDB sorting them cost "disease" 17 ms at 500,000 studies,
+    def _whole_field(self, field: str) -> FieldPostings | None:
+        found = None if self._held is None else self._held.items.get(("search_word", field))
+        return found if isinstance(found, FieldPostings) else None
+
+    def _begin_holding_whole_field(self, field: str) -> None:
+        """Reads the field's whole rows, once for every reader of the catalog: the call that read the last word one
+        by one waits for them (1.0 s for the condition's and 1.4 s for the intervention's at 500,000 studies); other
+        calls meanwhile go on word by word. (Read in a thread of its own, the rows took the CPU from every call of
+        the next few seconds: a first pass's p50 for detect_whitespace 21-25 ms against 17-18.)"""
+        with self._held.lock:
+            if ("search_word", field) in self._held.items:
+                return
+            self._held.items[("search_word", field)] = _READING
+        self._hold_whole_field(field, self._con.cursor())  # its own: the reading cursors stay free meanwhile
+
+    def _hold_whole_field(self, field: str, cursor: duckdb.DuckDBPyConnection) -> None:
+        """Reads the field's whole rows and holds them for every reader of the catalog (None: not held, and its
+        readers go on word by word: its words out of byte order, or the reader closed while they were read)."""
+        try:
+            cursor.execute(_query("use_catalog"))
+            postings = FieldPostings.read(cursor, field)
+        except (duckdb.Error, MemoryError):
+            postings = None
+        finally:
+            cursor.close()
+        with self._held.lock:
+            self._held.items[("search_word", field)] = postings
+
+    def _let_go_words_of(self, field: str) -> None:
+        """Lets go of the field's words kept word by word, once its whole rows are held."""
+        with self._lock:
+            self._let_go.add(field)
+            for key in [key for key in self._runs if key[0] == field]:
+                self._bytes -= self._runs.pop(key).nbytes
+
+    def _read(self, field: str, word: str) -> np.ndarray:
+        """A word's packed versions, read and kept. Its rows come as stored, in version order but for the studies a
+        night's patch rewrote, sorted here then: DuckDB sorting them cost "disease" 17 ms at 500,000 studies,
         against 4."""
         cursor = self._cursors.get()  # waits while every cursor reads
         try:
-            found = cursor.execute(read_sql("calls/word_postings.sql", "search_word_versions"),
-                                   {"field": field, "word": word}).fetchnumpy()
+            found = cursor.execute(_query("search_word_versions"), {"field": field, "word": word}).fetchnumpy()
         finally:
             self._cursors.put(cursor)
-        versions = np.asarray(found["version_no"], np.int64)
-        masks = np.asarray(found["area_mask"], np.uint32)
-        if len(versions) > 1 and not bool(np.all(versions[1:] > versions[:-1])):
-            order = np.argsort(versions, kind="stable")
-            versions, masks = versions[order], masks[order]
+        packed = _packed(found["version_no"], found["area_mask"])
+        if len(packed) > 1 and not bool(np.all(packed[1:] > packed[:-1])):
+            packed = np.sort(packed)
         with self._lock:
             if (field, word) not in self._runs:  # another thread may have read it meanwhile
-                self._runs[(field, word)] = (versions, masks)
-                self._bytes += versions.nbytes + masks.nbytes
+                self._runs[(field, word)] = packed
+                self._bytes += packed.nbytes
             while self._bytes > self._cache_bytes and len(self._runs) > 1:  # the least recently used go first
-                old_versions, old_masks = self._runs.popitem(last=False)[1]
-                self._bytes -= old_versions.nbytes + old_masks.nbytes
-        return versions, masks
+                self._bytes -= self._runs.popitem(last=False)[1].nbytes
+        return packed
 
 
-def install_word_postings(con: duckdb.DuckDBPyConnection) -> WordVersions:
+def _query(name: str) -> str:
+    return read_sql("calls/word_postings.sql", name)
+
+
+def _packed(version_nos: np.ndarray, area_masks: np.ndarray) -> np.ndarray:
+    """Versions packed with their areas, version_no << 16 | area_mask."""
+    versions = np.asarray(version_nos, np.int64)
+    if len(versions) and not (0 <= versions.min() and versions.max() < VERSION_LIMIT):
+        raise ValueError(f"{FUNCTION}: a version number outside 0..2^47 cannot be packed with its areas")
+    return (versions.astype(np.uint64) << np.uint64(AREA_BITS)) | np.asarray(area_masks, np.uint64)
+
+
+def install_word_postings(con: duckdb.DuckDBPyConnection, catalog: Path | None = None) -> WordVersions:
     """Registers the intersection on a reader's connection and replaces the catalog's scattered_word_versions_many
     there by sql/calls/word_postings.sql's (a temporary macro, which DuckDB finds before the catalog's, so run this
     after any other replacement of the catalog's macros: Mirror._connect, after _check_catalog)."""
-    word_versions = WordVersions(con)
+    word_versions = WordVersions(con, catalog=catalog)
     word_versions.register(con)
     con.execute(read_sql("calls/word_postings.sql", "scattered_word_versions_many"))
     return word_versions

@@ -10,6 +10,22 @@ USE catalog;
 -- The versions holding $word in some text of $field's areas (search_word's rows), as stored.
 SELECT version_no, area_mask FROM search_word WHERE field = $field AND token = $word;
 
+-- name: field_words
+-- $field's words in order, each with its count of rows: the index of the field's whole rows (FieldPostings).
+SELECT token, count(*) AS n FROM search_word WHERE field = $field GROUP BY token ORDER BY token;
+
+-- name: field_word_versions
+-- $field's rows in the order of its words above, each word's by version (sorted on the word's number, not its text).
+WITH words AS (
+    SELECT token, (row_number() OVER (ORDER BY token) - 1)::UINTEGER AS word
+    FROM (SELECT DISTINCT token FROM search_word WHERE field = $field)
+)
+SELECT w.version_no, w.area_mask
+FROM search_word AS w
+JOIN words USING (token)
+WHERE w.field = $field
+ORDER BY words.word, w.version_no;
+
 -- name: scattered_word_versions_many
 -- The catalog's scattered_word_versions_many (sql/methods/_matching.sql), the same rows: a condition's or an
 -- intervention's words intersected by intersect_word_versions; grouped in SQL (grouped_word_versions_many), the free
