@@ -85,10 +85,6 @@ class FieldPostings:
         return cls(SortedLookup(words, counts.column("n").combine_chunks()), starts,
                    _packed(found["version_no"], found["area_mask"]))
 
-    @property
-    def nbytes(self) -> int:
-        return self._packed.nbytes + self._starts.nbytes
-
     def run_of(self, word: str) -> np.ndarray:
         """The word's packed versions (a view of the held array)."""
         i = self._words.position(word)
