@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctmirror import Mirror
+from ctmirror.core.sqlfiles import read_sql
 from ctmirror.read import word_postings
 from ctmirror.read.readonly import QueryFailed
 from ctmirror.read.word_postings import VERSION_LIMIT, FieldPostings, WordVersions
@@ -93,18 +94,50 @@ def test_any_words_within_any_areas_find_what_the_catalogs_macro_finds(m, vocabu
     assert found_by(m, READER, field, queries, within) == found_by(m, CATALOG, field, queries, within)
 
 
-def test_the_free_texts_get_terminateds_and_search_trials_words_stay_in_sql(sample_warehouse, tmp_path):
-    """The words a reader has read into its arrays are those of the calls it intersected: a landscape's condition
-    and a whitespace's drug, not search_trials' drug, get_terminated's query or the free text."""
+def test_the_free_texts_and_get_terminateds_words_stay_in_sql(sample_warehouse, tmp_path):
+    """The words a reader has read into its arrays are those of the calls it intersected: search_trials' drug and
+    condition, a landscape's condition and a whitespace's drug, not get_terminated's query or the free text."""
     with Mirror(alone(sample_warehouse, tmp_path)) as mirror:
-        mirror.search_trials(drug="insulin glargine", condition="diabetes")
         mirror.get_terminated(query="pulmonary fibrosis")
         mirror.search(query="chronic pain")
         assert mirror.word_versions.words_held() == set()
+        mirror.search_trials(drug="insulin glargine", condition="diabetes mellitus")
+        # words as search_word holds them: a plain plural's 's' dropped (sql/methods/_matching.sql)
+        assert mirror.word_versions.words_held() == {("intervention", "insulin"), ("intervention", "glargine"),
+                                                     ("condition", "diabete"), ("condition", "mellitu")}
         mirror.get_landscape(condition="heart failure")
-        mirror.detect_whitespace(drug="insulin glargine", condition="diabetes")
-        assert mirror.word_versions.words_held() == {("condition", "heart"), ("condition", "failure"),
-                                                     ("intervention", "insulin"), ("intervention", "glargine")}
+        mirror.detect_whitespace(drug="metformin hydrochloride", condition="diabetes mellitus")
+        assert mirror.word_versions.words_held() == {
+            ("intervention", "insulin"), ("intervention", "glargine"), ("condition", "diabete"),
+            ("condition", "mellitu"), ("condition", "heart"), ("condition", "failure"),
+            ("intervention", "metformin"), ("intervention", "hydrochloride")}
+
+
+def test_search_trials_finds_with_the_conditions_words_intersected_what_it_finds_grouping_their_rows(m):
+    """On a reader, search_trials takes the condition's intersected words (words_intersected_outside_plan true);
+    any other DuckDB client groups their rows among the drug's versions: the same trials, scored alike. The pairs are
+    a drug and a condition of one study, as written and with their words reversed (found as scattered words)."""
+    pairs = m.rows(
+        "SELECT DISTINCT i.norm AS drug, c.norm AS condition "
+        "FROM search_hit AS hc JOIN search_text AS c ON c.text_id = hc.text_id "
+        "JOIN search_hit AS hi ON hi.version_no = hc.version_no JOIN search_text AS i ON i.text_id = hi.text_id "
+        "WHERE hc.field = 'condition' AND hi.field = 'intervention' AND c.norm LIKE '% %' AND i.norm LIKE '% %' "
+        "  AND len(c.norm) < 40 AND len(i.norm) < 40 "
+        "ORDER BY drug, condition LIMIT 60")
+    drugs = [p["drug"] for p in pairs] + [" ".join(reversed(p["drug"].split())) for p in pairs]
+    conditions = [p["condition"] for p in pairs] + [" ".join(reversed(p["condition"].split())) for p in pairs]
+    nulls = [None] * len(drugs)
+    query = ("SELECT * FROM search_trials_many($drugs::VARCHAR[], $conditions::VARCHAR[], $nulls::DATE[], "
+             "$nulls::DATE[], $nulls::VARCHAR[], $limits::INTEGER[]) ORDER BY ALL")
+    arguments = {"drugs": drugs, "conditions": conditions, "nulls": nulls, "limits": [50] * len(drugs)}
+    intersected = m.rows(query, arguments)
+    try:
+        m.con.execute("CREATE OR REPLACE TEMP MACRO words_intersected_outside_plan() AS false")
+        grouped = m.rows(query, arguments)
+    finally:
+        m.con.execute(read_sql("calls/word_postings.sql", "words_intersected_outside_plan"))
+    assert intersected == grouped
+    assert len({row["k"] for row in grouped if row["k"] > len(pairs)}) > len(pairs) // 2  # reversed words found too
 
 
 def test_a_reader_that_read_many_words_of_a_field_holds_the_field_whole_for_every_reader_of_its_catalog(

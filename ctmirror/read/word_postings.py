@@ -15,8 +15,10 @@ cost of a list of numbers.
 
 A reader registers `intersect_word_versions` on its connection and replaces the catalog's
 scattered_word_versions_many by sql/calls/word_postings.sql's, which calls it for the condition's and the
-intervention's fields; the free text's, get_terminated's and search_trials' scattered words stay in SQL, where they
-cost less (the macro's comment says why). Any other DuckDB client reads the catalog's macro, with the same answers.
+intervention's fields; the free text's and get_terminated's scattered words stay in SQL, where they cost less (the
+macro's comment says why). It also replaces words_intersected_outside_plan (true there): search_trials then takes
+the condition's intersection rather than grouping its words' rows among the drug's versions. Any other DuckDB client
+reads the catalog's macros, with the same answers.
 """
 
 from __future__ import annotations
@@ -264,9 +266,11 @@ def _packed(version_nos: np.ndarray, area_masks: np.ndarray) -> np.ndarray:
 
 def install_word_postings(con: duckdb.DuckDBPyConnection, catalog: Path | None = None) -> WordVersions:
     """Registers the intersection on a reader's connection and replaces the catalog's scattered_word_versions_many
-    there by sql/calls/word_postings.sql's (a temporary macro, which DuckDB finds before the catalog's, so run this
-    after any other replacement of the catalog's macros: Mirror._connect, after _check_catalog)."""
+    and words_intersected_outside_plan there by sql/calls/word_postings.sql's (temporary macros, which DuckDB finds
+    before the catalog's, so run this after any other replacement of the catalog's macros: Mirror._connect, after
+    _check_catalog)."""
     word_versions = WordVersions(con, catalog=catalog)
     word_versions.register(con)
-    con.execute(read_sql("calls/word_postings.sql", "scattered_word_versions_many"))
+    for name in ("scattered_word_versions_many", "words_intersected_outside_plan"):
+        con.execute(read_sql("calls/word_postings.sql", name))
     return word_versions

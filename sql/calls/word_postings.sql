@@ -29,17 +29,22 @@ ORDER BY words.word, w.version_no;
 -- name: scattered_word_versions_many
 -- The catalog's scattered_word_versions_many (sql/methods/_matching.sql), the same rows: a condition's or an
 -- intervention's words intersected by intersect_word_versions; grouped in SQL (grouped_word_versions_many), the free
--- text's (term), whose words search_word does not hold, get_terminated's (stopped_only), whose stopped_word holds a
--- few percent of search_word's rows (grouped in less time than a call of the function takes), and those of a
--- caller that asks so (outside_plan false). field_name, stopped_only and outside_plan are constants: one branch is
--- planned away. The function packs each version with its areas (version_no << 16 | area_mask; word_postings.py).
+-- text's (term), whose words search_word does not hold, and get_terminated's (stopped_only), whose stopped_word holds a
+-- few percent of search_word's rows (grouped in less time than a call of the function takes). field_name and
+-- stopped_only are constants: one branch is planned away. The function packs each version with its areas
+-- (version_no << 16 | area_mask; word_postings.py).
 CREATE OR REPLACE TEMP MACRO scattered_word_versions_many(field_name, qs, relax := true, within := NULL,
-                                                          stopped_only := false, outside_plan := true) AS TABLE
+                                                          stopped_only := false) AS TABLE
 SELECT k, (v >> 16)::BIGINT AS version_no, (v & 65535)::UINTEGER AS area_mask
 FROM (SELECT k, unnest(intersect_word_versions(field_name, words, within::UINTEGER)) AS v
       FROM scattered_words(qs, relax := relax)
-      WHERE outside_plan AND field_name <> 'term' AND NOT stopped_only)
+      WHERE field_name <> 'term' AND NOT stopped_only)
 UNION ALL
 SELECT k, version_no, area_mask
 FROM grouped_word_versions_many(field_name, qs, relax := relax, within := within, stopped_only := stopped_only)
-WHERE NOT outside_plan OR field_name = 'term' OR stopped_only;
+WHERE field_name = 'term' OR stopped_only;
+
+-- name: words_intersected_outside_plan
+-- The catalog's words_intersected_outside_plan (sql/methods/_matching.sql), true here: a reader's callers take the
+-- intersection above.
+CREATE OR REPLACE TEMP MACRO words_intersected_outside_plan() AS true;

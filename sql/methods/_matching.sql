@@ -150,7 +150,7 @@ CREATE OR REPLACE MACRO scattered_areas(packed) AS nullif(((packed >> 32) & 6553
 -- within_packed(mask): a mask of areas in each of the three places, to keep those areas of a packed mask alone.
 CREATE OR REPLACE MACRO within_packed(mask) AS (mask::UBIGINT | (mask::UBIGINT << 16) | (mask::UBIGINT << 32));
 
--- field_hit_rows_many(field, qs, as_ofs, expand, relax, within, stopped_only, outside_plan): per query, the index
+-- field_hit_rows_many(field, qs, as_ofs, expand, relax, within, stopped_only): per query, the index
 -- rows that count: the version (version_no) and the areas of the field it matched in, packed by how (area_mask: see
 -- packed_areas): by a phrase, by a linked concept (phrase_hit_rows_many), by scattered words
 -- (scattered_word_versions_many: the versions holding every word). expand: concept expansion (synonyms, links); relax:
@@ -158,7 +158,6 @@ CREATE OR REPLACE MACRO within_packed(mask) AS (mask::UBIGINT | (mask::UBIGINT <
 -- of stopped_card's versions alone, read from stopped_hit and stopped_word, a few percent of search_hit and
 -- search_word. Each table is a branch of its own, one folded away by the constant: joined as one UNION ALL of the
 -- two, the join's filter on text_id no longer reached search_hit's scan (detect_whitespace nearly 4 times as slow).
--- outside_plan: see scattered_word_versions_many.
 -- The free text (term) also finds a study by its organisation's or secondary study ID given whole, as BasicSearch does
 -- (study_identifier, kept apart from the search index's texts), scored in its lane of weight 0.3 (identifier_lane).
 CREATE OR REPLACE MACRO identifier_lane() AS (
@@ -241,26 +240,30 @@ FROM scattered_word_rows_many(field_name, qs, relax := relax, within := within, 
 GROUP BY k, version_no, word_count
 HAVING count(*) = word_count;
 
--- scattered_word_versions_many(field, qs, relax, within, stopped_only, outside_plan): the same versions. Here
+-- scattered_word_versions_many(field, qs, relax, within, stopped_only): the same versions. Here
 -- grouped_word_versions_many's, as any DuckDB client reads the catalog; ctmirror's readers replace it, on their own
 -- connections, by a matcher that intersects the words' sorted versions where it can skip them
--- (ctmirror/read/word_postings.py), for the same rows, unless outside_plan is false (a constant: search_trials', whose
--- first calls read the drug's common words, "mg", "tablet", faster in the plan than into the reader's arrays).
+-- (ctmirror/read/word_postings.py), for the same rows.
 CREATE OR REPLACE MACRO scattered_word_versions_many(field_name, qs, relax := true, within := NULL,
-                                                     stopped_only := false, outside_plan := true) AS TABLE
+                                                     stopped_only := false) AS TABLE
 SELECT *
 FROM grouped_word_versions_many(field_name, qs, relax := relax, within := within, stopped_only := stopped_only);
 
+-- words_intersected_outside_plan(): false here, true on ctmirror's readers, whose scattered_word_versions_many
+-- intersects each query's words outside the plan. A caller that needs one query's words among a few versions alone
+-- (search_trials' condition, among the drug's) reads their rows among those versions itself where this is false, and
+-- takes the intersection where it is true. A constant either way: one of the two branches is planned away.
+CREATE OR REPLACE MACRO words_intersected_outside_plan() AS false;
+
 CREATE OR REPLACE MACRO field_hit_rows_many(field_name, qs, as_ofs, expand := true, relax := true,
-                                            within := NULL, stopped_only := false, outside_plan := true,
+                                            within := NULL, stopped_only := false,
                                             skip_scattered := false) AS TABLE
 SELECT k, version_no, area_mask
 FROM phrase_hit_rows_many(field_name, qs, as_ofs, expand := expand, stopped_only := stopped_only,
                           skip_scattered := skip_scattered AND within IS NULL, relax := relax)
 UNION ALL
 SELECT k, version_no, packed_areas(area_mask, 2)
-FROM scattered_word_versions_many(field_name, qs, relax := relax, within := within, stopped_only := stopped_only,
-                                  outside_plan := outside_plan);
+FROM scattered_word_versions_many(field_name, qs, relax := relax, within := within, stopped_only := stopped_only);
 
 -- concept_merged(field): the areas in which a linked concept's match adds to a phrase match's score: the
 -- condition's MeSH terms (a study whose condition names the query and whose MeSH term is its heading ranks above
@@ -292,17 +295,16 @@ CREATE OR REPLACE MACRO scores_by_mask(field_name) AS
 CREATE OR REPLACE MACRO hit_score(phrase_mask, phrase_score, word_score) AS
     CASE WHEN phrase_mask IS NOT NULL THEN phrase_score ELSE 0.25 * word_score END;
 
--- field_hits_many(field, qs, as_ofs, relax, stopped_only, outside_plan): per query, the versions (version_no) matching
+-- field_hits_many(field, qs, as_ofs, relax, stopped_only, scores_joined): per query, the versions (version_no) matching
 -- it in a field ('condition', 'intervention'), scored (hit_score). The methods join on version_no; analysts get the
 -- current studies' NCT IDs from field_matches. relax false (a constant: no query of the call has two words or more,
 -- as the Python API tells) plans no scattered words; stopped_only true (a constant) finds stopped_card's versions
--- alone; outside_plan: see scattered_word_versions_many.
+-- alone; scores_joined true (a constant) looks the scores up by joins rather than in a list by mask.
 CREATE OR REPLACE MACRO field_hits_many(field_name, qs, as_ofs, relax := true, stopped_only := false,
-                                        outside_plan := true, scores_joined := false) AS TABLE
+                                        scores_joined := false) AS TABLE
 WITH versions AS (
     SELECT k, version_no, bit_or(area_mask) AS packed
-    FROM field_hit_rows_many(field_name, qs, as_ofs, relax := relax, stopped_only := stopped_only,
-                             outside_plan := outside_plan)
+    FROM field_hit_rows_many(field_name, qs, as_ofs, relax := relax, stopped_only := stopped_only)
     GROUP BY k, version_no
 ),
 masked AS (

@@ -6,8 +6,7 @@
 -- on narrow integer-keyed columns. as_ofs: each call's strict cutoff (NULL: the current state). The Python API runs
 -- it (one call or a backtest's thousands at once) and then reads the trials' cards (calls/cards.sql) by number;
 -- search_trials joins them here. relax_drugs, relax_conditions: false (a constant) when no drug, or no condition,
--- of the calls has two words or more: the plan then has no scattered words for that side (field_hits_many). Its
--- scattered words are grouped in SQL on a reader too (outside_plan := false, scattered_word_versions_many).
+-- of the calls has two words or more: the plan then has no scattered words for that side (field_hits_many).
 CREATE OR REPLACE MACRO search_trials_many(drug_queries, condition_queries, cutoffs, as_ofs, phase_filters,
                                            result_limits, relax_drugs := true, relax_conditions := true) AS TABLE
 WITH calls AS (
@@ -15,11 +14,14 @@ WITH calls AS (
            unnest(phase_filters) AS phase_filter, unnest(result_limits) AS result_limit
 ),
 d AS (SELECT * FROM field_hits_many('intervention', drug_queries, as_ofs, relax := relax_drugs,
-                                  outside_plan := false, scores_joined := true)),
+                                  scores_joined := true)),
 c AS (
-    -- The condition's rows are read only for the drug's versions (the only ones that can match both, and far fewer
-    -- than a broad condition's), before its scattered words are grouped by version: its phrases' rows (word_count
-    -- 0) and its scattered words' through one semi-join, so the drug's versions are hashed once.
+    -- The condition's rows are kept only for the drug's versions (the only ones that can match both, and far fewer
+    -- than a broad condition's) before they are grouped by version: its phrases' rows (word_count 0) and its
+    -- scattered words', through one semi-join, so the drug's versions are hashed once. A reader's scattered words
+    -- come intersected (one row a version, counted as one word); elsewhere each word's rows, grouped here, since
+    -- grouping a broad word's rows for every version ("disease": 366,174 at 500,000 studies) costs more than the rest
+    -- of the call (words_intersected_outside_plan).
     SELECT k, version_no, phrase_mask(packed, (SELECT mask FROM concept_merged('condition'))) AS phrase_mask,
            scattered_areas(packed) AS word_mask
     FROM (SELECT k, version_no, bit_or(packed) AS packed
@@ -30,7 +32,12 @@ c AS (
                       FROM phrase_hit_rows_many('condition', condition_queries, as_ofs)
                       UNION ALL
                       SELECT k, version_no, area_mask::UBIGINT, word_count
-                      FROM scattered_word_rows_many('condition', condition_queries, relax := relax_conditions)) AS r
+                      FROM scattered_word_rows_many('condition', condition_queries, relax := relax_conditions)
+                      WHERE NOT words_intersected_outside_plan()
+                      UNION ALL
+                      SELECT k, version_no, area_mask::UBIGINT, 1::UTINYINT AS word_count
+                      FROM scattered_word_versions_many('condition', condition_queries, relax := relax_conditions)
+                      WHERE words_intersected_outside_plan()) AS r
                 SEMI JOIN d ON d.k = r.k AND d.version_no = r.version_no
                 GROUP BY r.k, r.version_no, r.word_count
                 HAVING r.word_count = 0 OR count(*) = r.word_count)
