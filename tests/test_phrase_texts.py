@@ -12,6 +12,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 import pytest
+from held_readers import field_vocabulary, macro_definitions, sample_queries
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -41,8 +42,7 @@ def found_by(m: Mirror, macro: str, field: str, queries: list[str], as_of: str |
 
 
 def test_the_reader_finds_phrases_outside_the_plan(m):
-    macros = {row["database_name"]: row["macro_definition"] for row in m.rows(
-        "SELECT database_name, macro_definition FROM duckdb_functions() WHERE function_name = 'field_texts_many'")}
+    macros = macro_definitions(m, READER)
     assert macros.keys() == {"temp", "catalog"}
     assert "field_phrase_texts" in macros["temp"]
     assert "field_phrase_texts" not in macros["catalog"]
@@ -50,21 +50,7 @@ def test_the_reader_finds_phrases_outside_the_plan(m):
 
 @pytest.fixture(scope="module")
 def queries(m) -> dict[str, list[str]]:
-    """Per field, real texts of the sample as queries (normalised), one in five quoted, with the phrases that
-    have synonyms and the drugs that have other names: every kind of phrase the matcher expands."""
-    found: dict[str, list[str]] = {}
-    for field in ("condition", "intervention"):
-        texts = [row["norm"] for row in m.rows(
-            "SELECT DISTINCT t.norm FROM search_text AS t JOIN search_hit AS h USING (text_id) "
-            "WHERE h.field = $field ORDER BY hash(t.norm) LIMIT 30", {"field": field})]
-        found[field] = [f'"{text.strip()}"' if i % 5 == 0 else text for i, text in enumerate(texts)]
-    found["condition"] += [row["phrase"] for row in m.rows(
-        "SELECT phrase FROM synonym_set WHERE field = 'condition' ORDER BY hash(phrase) LIMIT 15")]
-    found["intervention"] += [row["norm"] for row in m.rows(
-        "SELECT DISTINCT t.norm FROM intervention_link AS l JOIN search_text AS t USING (text_id) "
-        "ORDER BY hash(t.norm) LIMIT 15")]
-    found["term"] = found["condition"][:8] + found["intervention"][:8]
-    return {field: [query_norm(query) for query in texts] for field, texts in found.items()}
+    return sample_queries(m)
 
 
 @pytest.mark.parametrize("field", ["condition", "intervention", "term"])
@@ -82,9 +68,7 @@ def test_the_sample_texts_find_what_the_catalogs_macro_finds_at_every_cutoff(m, 
 
 @pytest.fixture(scope="module")
 def vocabulary(m) -> list[str]:
-    """Words of the condition's and intervention's areas, common and rare."""
-    return [row["token"] for row in m.rows(
-        "SELECT token FROM field_token GROUP BY token HAVING count(*) >= 2 ORDER BY count(*) DESC, token LIMIT 400")]
+    return field_vocabulary(m)
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

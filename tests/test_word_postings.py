@@ -3,14 +3,13 @@ of an unquoted query, intersected outside DuckDB's plan, are the ones the catalo
 
 from __future__ import annotations
 
-import shutil
 import threading
 import time
-from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 import pytest
+from held_readers import alone, macro_definitions
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,12 +23,6 @@ READER = "scattered_word_versions_many"  # the reader's temporary macro, found b
 CATALOG = "catalog.main.scattered_word_versions_many"  # the catalog's own, in SQL
 FOUND = ("SELECT k, version_no, area_mask FROM {macro}($field, $queries::VARCHAR[], within := $within::UINTEGER) "
          "ORDER BY ALL")
-
-
-def alone(warehouse: Path, folder: Path) -> Path:
-    """A copy of the warehouse: a catalog file no other reader of the tests holds (what readers hold whole is
-    shared by the file's readers in the process)."""
-    return Path(shutil.copytree(warehouse, folder / "warehouse", symlinks=True))
 
 
 @pytest.fixture(scope="module", params=["word by word", "whole fields"])
@@ -65,9 +58,7 @@ def found_by(m: Mirror, macro: str, field: str, queries: list[str], within: int 
 
 
 def test_the_reader_intersects_outside_the_plan(m):
-    macros = {row["database_name"]: row["macro_definition"] for row in m.rows(
-        "SELECT database_name, macro_definition FROM duckdb_functions() "
-        "WHERE function_name = 'scattered_word_versions_many'")}
+    macros = macro_definitions(m, READER)
     assert macros.keys() == {"temp", "catalog"}
     assert "intersect_word_versions" in macros["temp"]
     assert "intersect_word_versions" not in macros["catalog"]

@@ -20,7 +20,9 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
+import duckdb
 import numpy as np
+import pyarrow as pa
 
 # The longest answer given as text: parsing 1,000 numbers in SQL costs about what the Arrow call does.
 LISTED_LIMIT = 512
@@ -28,6 +30,17 @@ LISTED_LIMIT = 512
 # rows (2,048 calls of a batch) before the Arrow function for those of them that were long; one left behind (a
 # statement cancelled in between) is let go among the oldest.
 KEPT_BYTES = 64 * 1024 * 1024
+
+
+def register_list_functions(con: duckdb.DuckDBPyConnection, name: str, arrow: Callable[..., pa.Array],
+                            listed_name: str, listed: Callable[..., str | None], arguments: list,
+                            result_type: duckdb.sqltypes.DuckDBPyType) -> None:
+    """Registers a function's two forms on a connection: `name` through Arrow (its answers of type `result_type`)
+    and `listed_name` native (the short ones as text)."""
+    con.create_function(name, arrow, arguments, result_type, type="arrow", null_handling="special",
+                        side_effects=False)
+    con.create_function(listed_name, listed, arguments, duckdb.sqltypes.VARCHAR, type="native",
+                        null_handling="special", side_effects=False)
 
 
 class ListAnswers:
@@ -51,6 +64,18 @@ class ListAnswers:
             while self._kept_bytes > KEPT_BYTES and len(self._kept) > 1:
                 self._kept_bytes -= self._kept.popitem(last=False)[1].nbytes
         return None
+
+    def arrow_lists(self, columns: list[pa.Array], value_type: pa.DataType) -> pa.ListArray:
+        """The Arrow function's answer: for each row of its argument columns, the answer `take` gives, as one list
+        array."""
+        offsets = [0]
+        found: list[np.ndarray] = [np.empty(0, value_type.to_pandas_dtype())]
+        for arguments in zip(*(column.to_pylist() for column in columns), strict=True):
+            answer = self.take(*arguments)
+            found.append(answer)
+            offsets.append(offsets[-1] + len(answer))
+        return pa.ListArray.from_arrays(pa.array(np.asarray(offsets, np.int32), pa.int32()),
+                                        pa.array(np.concatenate(found), value_type))
 
     def take(self, *arguments: Hashable) -> np.ndarray:
         """The answer as an array: the one `listed` kept for these arguments, or computed now."""

@@ -22,6 +22,7 @@ from ctmirror.core.words import query_norm
 from ctmirror.read import arguments
 from ctmirror.read.answers import answer_saying_left_out, make_argument_tables, rows_of
 from ctmirror.read.methods import Methods
+from ctmirror.read.phrase_hits import install_phrase_hits
 from ctmirror.read.phrase_texts import install_phrase_texts
 from ctmirror.read.readonly import check_query, engine_error, open_reader, query_error
 from ctmirror.read.registry import METHODS, STATISTIC_ARGUMENTS, Method
@@ -107,6 +108,8 @@ class Mirror(Methods):
         self.word_versions = install_word_postings(self.con, self.state.catalog)
         # A query's phrases and concepts found outside the plan too (ctmirror/read/phrase_texts.py).
         self.phrase_texts = install_phrase_texts(self.con, self.state.catalog)
+        # ...and their versions, from the search_hit rows the reader reads or holds (ctmirror/read/phrase_hits.py).
+        self.phrase_hits = install_phrase_hits(self.con, self.state.catalog, self.phrase_texts)
         self.prepared_calls = set()
         self.shaped_plans = {}
         self.argument_tables = set()

@@ -33,11 +33,15 @@ import pyarrow.compute as pc
 
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.words import may_scatter
-from ctmirror.read.list_answers import ListAnswers
+from ctmirror.read.list_answers import ListAnswers, register_list_functions
 
 FUNCTION = "field_phrase_texts"
 LISTED_FUNCTION = "field_phrase_texts_listed"
 RESULT_TYPE = duckdb.list_type(duckdb.sqltypes.BIGINT)
+# The functions' arguments: a field, a normalised query, the call's strict cutoff or NULL, whether concepts expand,
+# whether the query's own phrase is left out where its words scatter (phrase_hits.py's functions take the same).
+PHRASE_ARGUMENTS = [duckdb.sqltypes.VARCHAR, duckdb.sqltypes.VARCHAR, duckdb.sqltypes.DATE, duckdb.sqltypes.BOOLEAN,
+                    duckdb.sqltypes.BOOLEAN]
 # A reader keeps the free text's words' texts and positions up to this many bytes (8 a position), the least
 # recently used let go first.
 CACHE_BYTES = 64 * 1024 * 1024
@@ -155,38 +159,27 @@ class PhraseTexts:
         self._postings: OrderedDict[str, np.ndarray] = OrderedDict()
         self._bytes = 0
         self._cache_bytes = cache_bytes
-        self._answers = ListAnswers(self._packed_texts)
+        self._answers = ListAnswers(self.packed_texts)
 
     def register(self, con: duckdb.DuckDBPyConnection) -> None:
-        arguments = [duckdb.sqltypes.VARCHAR, duckdb.sqltypes.VARCHAR, duckdb.sqltypes.DATE, duckdb.sqltypes.BOOLEAN,
-                     duckdb.sqltypes.BOOLEAN]
-        con.create_function(FUNCTION, self.texts, arguments, RESULT_TYPE, type="arrow", null_handling="special",
-                            side_effects=False)
-        con.create_function(LISTED_FUNCTION, self.texts_listed, arguments, duckdb.sqltypes.VARCHAR,
-                            type="native", null_handling="special", side_effects=False)
+        register_list_functions(con, FUNCTION, self.texts, LISTED_FUNCTION, self.texts_listed, PHRASE_ARGUMENTS,
+                                RESULT_TYPE)
 
     def texts(self, fields: pa.Array, queries: pa.Array, as_ofs: pa.Array, expands: pa.Array,
               skips: pa.Array) -> pa.Array:
         """For each row (a field, a normalised query, the call's strict cutoff or NULL, whether concepts expand,
         whether the query's own phrase is left out where its words scatter): its texts, each packed with whether a
         link the records taught found it (text_id << 1 | learned), in that order."""
-        offsets = [0]
-        found: list[np.ndarray] = [_NO_KEYS]
-        for arguments in zip(fields.to_pylist(), queries.to_pylist(), as_ofs.to_pylist(), expands.to_pylist(),
-                             skips.to_pylist(), strict=True):
-            packed = self._answers.take(*arguments)
-            found.append(packed)
-            offsets.append(offsets[-1] + len(packed))
-        return pa.ListArray.from_arrays(pa.array(np.asarray(offsets, np.int32), pa.int32()),
-                                        pa.array(np.concatenate(found), pa.int64()))
+        return self._answers.arrow_lists([fields, queries, as_ofs, expands, skips], pa.int64())
 
     def texts_listed(self, field: str | None, query: str | None, as_of: datetime.date | None, expand: bool | None,
                      skip: bool | None) -> str | None:
         """One row's texts (see texts) as the text of a list, or None where they are too many (list_answers.py)."""
         return self._answers.listed(field, query, as_of, expand, skip)
 
-    def _packed_texts(self, field: str | None, query: str | None, as_of: datetime.date | None, expand: bool | None,
-                      skip: bool | None) -> np.ndarray:
+    def packed_texts(self, field: str | None, query: str | None, as_of: datetime.date | None, expand: bool | None,
+                     skip: bool | None) -> np.ndarray:
+        """One row's texts (see texts) as an array, from the function's arguments."""
         return self.field_texts(field, query, _day(as_of), bool(expand), bool(skip))
 
     # field_texts_many, step by step (sql/methods/_matching.sql says why each step is so).

@@ -103,11 +103,7 @@ class WordVersions:
         # DuckDB calls the function from two of its threads at once (a whitespace call's drug and condition): each
         # reads its new words through a cursor of its own, side by side, and the lock guards the kept words alone.
         self._con = con
-        self._cursors: queue.SimpleQueue[duckdb.DuckDBPyConnection] = queue.SimpleQueue()
-        for _ in range(READING_CURSORS):
-            cursor = con.cursor()
-            cursor.execute(_query("use_catalog"))
-            self._cursors.put(cursor)
+        self._cursors = reading_cursors(con, _query("use_catalog"))
         self._runs: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._bytes = 0
         self._cache_bytes = cache_bytes
@@ -256,12 +252,32 @@ def _query(name: str) -> str:
     return read_sql("calls/word_postings.sql", name)
 
 
+def reading_cursors(con: duckdb.DuckDBPyConnection, use_catalog: str) -> queue.SimpleQueue[duckdb.DuckDBPyConnection]:
+    """READING_CURSORS cursors of the reader's connection, each reading its catalog (`use_catalog`), for the
+    threads DuckDB calls a function from to read side by side: take one with get(), put it back when done."""
+    cursors: queue.SimpleQueue[duckdb.DuckDBPyConnection] = queue.SimpleQueue()
+    for _ in range(READING_CURSORS):
+        cursor = con.cursor()
+        cursor.execute(use_catalog)
+        cursors.put(cursor)
+    return cursors
+
+
 def _packed(version_nos: np.ndarray, area_masks: np.ndarray) -> np.ndarray:
     """Versions packed with their areas, version_no << 16 | area_mask."""
+    return packed_versions(version_nos, area_masks, AREA_BITS, FUNCTION)
+
+
+def packed_versions(version_nos: np.ndarray, low_values: np.ndarray, low_bits: int, function: str) -> np.ndarray:
+    """Versions packed above other values of `low_bits` bits (version_no << low_bits | value), in 64 bits: a
+    version_no is under 2^47, so up to 17 bits fit. `function` names the caller in the error."""
     versions = np.asarray(version_nos, np.int64)
     if len(versions) and not (0 <= versions.min() and versions.max() < VERSION_LIMIT):
-        raise ValueError(f"{FUNCTION}: a version number outside 0..2^47 cannot be packed with its areas")
-    return (versions.astype(np.uint64) << np.uint64(AREA_BITS)) | np.asarray(area_masks, np.uint64)
+        raise ValueError(f"{function}: a version number outside 0..2^47 cannot be packed with its areas")
+    values = np.asarray(low_values, np.uint64)
+    if len(values) and int(values.max()) >> low_bits:
+        raise ValueError(f"{function}: an area mask wider than {low_bits} bits cannot be packed")
+    return (versions.astype(np.uint64) << np.uint64(low_bits)) | values
 
 
 def install_word_postings(con: duckdb.DuckDBPyConnection, catalog: Path | None = None) -> WordVersions:

@@ -163,8 +163,13 @@ CREATE OR REPLACE MACRO within_packed(mask) AS (mask::UBIGINT | (mask::UBIGINT <
 CREATE OR REPLACE MACRO identifier_lane() AS (
     SELECT (1::UINTEGER << (area_id - 1))::UINTEGER FROM search_area WHERE field = 'term' AND area = 'StudyType');
 
-CREATE OR REPLACE MACRO phrase_hit_rows_many(field_name, qs, as_ofs, expand := true, stopped_only := false,
-                                             skip_scattered := false, relax := true) AS TABLE
+-- phrase_hit_rows_many(field, qs, as_ofs, expand, stopped_only, skip_scattered, relax): the rows of a phrase or a
+-- linked concept (see field_hit_rows_many below), one per text found (field_texts_many) and version holding it.
+-- Here phrase_hit_rows_in_sql_many's, as any DuckDB client reads the catalog; ctmirror's readers replace it, on their
+-- own connections, by one that reads the condition's and the intervention's from the search_hit rows they hold
+-- (ctmirror/read/phrase_hits.py), for the same rows.
+CREATE OR REPLACE MACRO phrase_hit_rows_in_sql_many(field_name, qs, as_ofs, expand := true, stopped_only := false,
+                                                    skip_scattered := false, relax := true) AS TABLE
 SELECT w.k, h.version_no, packed_areas(h.area_mask, w.learned::INTEGER) AS area_mask
 FROM search_hit AS h
 JOIN field_texts_many(field_name, qs, as_ofs, expand := expand, skip_scattered := skip_scattered,
@@ -181,6 +186,12 @@ SELECT q.k, i.version_no, packed_areas(identifier_lane(), 0) AS area_mask
 FROM (SELECT generate_subscripts(qs, 1) AS k, ltrim(unnest(qs), '"') AS norm) AS q
 JOIN study_identifier AS i USING (norm)
 WHERE NOT stopped_only AND field_name = 'term';
+
+CREATE OR REPLACE MACRO phrase_hit_rows_many(field_name, qs, as_ofs, expand := true, stopped_only := false,
+                                             skip_scattered := false, relax := true) AS TABLE
+SELECT *
+FROM phrase_hit_rows_in_sql_many(field_name, qs, as_ofs, expand := expand, stopped_only := stopped_only,
+                                 skip_scattered := skip_scattered, relax := relax);
 
 -- scattered_words(qs, relax): the queries whose words may scatter (unquoted, two words or more, relax true), each
 -- with its distinct words, stop words aside (at most 32).
