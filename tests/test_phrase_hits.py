@@ -136,3 +136,24 @@ def test_a_version_too_large_or_areas_too_wide_to_pack_are_refused():
         FieldHits.of_rows(np.array([1]), np.array([VERSION_LIMIT]), np.array([1]))
     with pytest.raises(ValueError, match="area mask"):
         FieldHits.of_rows(np.array([1]), np.array([1]), np.array([1 << 16]))
+
+
+def test_a_batch_of_search_trials_joins_its_texts_rows_in_the_plan_and_answers_as_each_call_alone(
+        sample_warehouse, tmp_path, monkeypatch):
+    """One search_trials call reads its texts' rows from the reader's function; a batch's calls, from one join in
+    the plan ($many_calls: hits_in_plan), with the answers each call has alone."""
+    calls = [("search_trials", {"drug": drug, "condition": condition, "date_before": cutoff})
+             for drug, condition, cutoff in [("insulin", "diabetes", None), ("metformin", "type 2 diabetes", None),
+                                             ("tadalafil", "erectile dysfunction", "2015-01-01"),
+                                             ("insulin glargine", "diabetes mellitus", "2012-06-30")]]
+    asked = []  # the (field, query) pairs the reader's function answered
+    answer = phrase_hits.PhraseHits._packed_hits
+    monkeypatch.setattr(phrase_hits.PhraseHits, "_packed_hits",
+                        lambda self, *arguments: asked.append(arguments[:2]) or answer(self, *arguments))
+    with Mirror(alone(sample_warehouse, tmp_path)) as mirror:
+        each_alone = [mirror.call(name, **arguments) for name, arguments in calls]
+        assert sum(map(bool, each_alone)) >= 3
+        assert {("intervention", query_norm("insulin")), ("condition", query_norm("diabetes"))} <= set(asked)
+        asked.clear()
+        assert mirror.batch(calls) == each_alone
+        assert asked == []

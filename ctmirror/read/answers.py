@@ -122,7 +122,9 @@ def _execute(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> duc
     that are all on the current state (no date_before, no as_of) run a plan of their own, in which it is the
     constant true and the planner drops the cutoff rules; any other set runs the plan for every cutoff (false).
     Likewise `$any_filter`: false (a plan without search's filters) when no call gives a status, phase or location;
-    and `$relax_<column>`: false (a plan without scattered words for those texts) when none of the calls' texts in
+    `$many_calls`: true for more than one call (search_trials then joins its texts' rows in the plan, once for all
+    the calls, rather than each call's from the reader's arrays: sql/methods/search_trials.sql); and
+    `$relax_<column>`: false (a plan without scattered words for those texts) when none of the calls' texts in
     that column has two words or more (words.may_scatter). The statements' names are ours."""
     arguments = {column: _column(method, calls, column) for column, _ in method.columns}
     _set_arguments(mirror, method, arguments)
@@ -130,6 +132,7 @@ def _execute(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> duc
     constants = {
         "current_state": all(call.get("date_before") is None and call.get("as_of") is None for call in calls),
         "any_filter": any(call.get(key) is not None for call in calls for key in ("status", "phase", "location")),
+        "many_calls": len(calls) > 1,
         **{f"relax_{column}": any(may_scatter(text) for text in arguments[column])
            for column in RELAXED.findall(statement)}}
     constants = {key: value for key, value in constants.items() if f"${key}" in statement}
@@ -143,7 +146,7 @@ def _execute(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> duc
 
 
 # Of a set-wise plan's name, per constant that is true (a `relax_<column>` by its own name).
-PLAN_SUFFIXES = {"current_state": "current", "any_filter": "filtered"}
+PLAN_SUFFIXES = {"current_state": "current", "any_filter": "filtered", "many_calls": "many"}
 SHAPED_PLANS_KEPT = 64
 # A `$name` of a query file: a value bound, or written in by the shaped statements below (and the v2 server's).
 PARAMETER = re.compile(r"\$(\w+)")

@@ -8,4 +8,5 @@ FROM search_trials_many((SELECT drug FROM search_trials_args),
                         (SELECT as_of FROM search_trials_args),
                         (SELECT phase_filter FROM search_trials_args),
                         (SELECT max_results FROM search_trials_args),
-                        relax_drugs := $relax_drug, relax_conditions := $relax_condition);
+                        relax_drugs := $relax_drug, relax_conditions := $relax_condition,
+                        hits_in_plan := $many_calls);

@@ -150,7 +150,7 @@ CREATE OR REPLACE MACRO scattered_areas(packed) AS nullif(((packed >> 32) & 6553
 -- within_packed(mask): a mask of areas in each of the three places, to keep those areas of a packed mask alone.
 CREATE OR REPLACE MACRO within_packed(mask) AS (mask::UBIGINT | (mask::UBIGINT << 16) | (mask::UBIGINT << 32));
 
--- field_hit_rows_many(field, qs, as_ofs, expand, relax, within, stopped_only): per query, the index
+-- field_hit_rows_many(field, qs, as_ofs, expand, relax, within, stopped_only, hits_in_plan): per query, the index
 -- rows that count: the version (version_no) and the areas of the field it matched in, packed by how (area_mask: see
 -- packed_areas): by a phrase, by a linked concept (phrase_hit_rows_many), by scattered words
 -- (scattered_word_versions_many: the versions holding every word). expand: concept expansion (synonyms, links); relax:
@@ -163,11 +163,12 @@ CREATE OR REPLACE MACRO within_packed(mask) AS (mask::UBIGINT | (mask::UBIGINT <
 CREATE OR REPLACE MACRO identifier_lane() AS (
     SELECT (1::UINTEGER << (area_id - 1))::UINTEGER FROM search_area WHERE field = 'term' AND area = 'StudyType');
 
--- phrase_hit_rows_many(field, qs, as_ofs, expand, stopped_only, skip_scattered, relax): the rows of a phrase or a
--- linked concept (see field_hit_rows_many below), one per text found (field_texts_many) and version holding it.
--- Here phrase_hit_rows_in_sql_many's, as any DuckDB client reads the catalog; ctmirror's readers replace it, on their
--- own connections, by one that reads the condition's and the intervention's from the search_hit rows they hold
--- (ctmirror/read/phrase_hits.py), for the same rows.
+-- phrase_hit_rows_many(field, qs, as_ofs, expand, stopped_only, skip_scattered, relax, hits_in_plan): the rows of a
+-- phrase or a linked concept (see field_hit_rows_many below), one per text found (field_texts_many) and version
+-- holding it. Here phrase_hit_rows_in_sql_many's, as any DuckDB client reads the catalog; ctmirror's readers replace
+-- it, on their own connections, by one that reads the condition's and the intervention's from the search_hit rows
+-- they hold (ctmirror/read/phrase_hits.py), for the same rows, unless hits_in_plan is true (a constant: a batch of
+-- search_trials calls, whose texts' rows one join reads for all the calls in less time).
 CREATE OR REPLACE MACRO phrase_hit_rows_in_sql_many(field_name, qs, as_ofs, expand := true, stopped_only := false,
                                                     skip_scattered := false, relax := true) AS TABLE
 SELECT w.k, h.version_no, packed_areas(h.area_mask, w.learned::INTEGER) AS area_mask
@@ -188,7 +189,7 @@ JOIN study_identifier AS i USING (norm)
 WHERE NOT stopped_only AND field_name = 'term';
 
 CREATE OR REPLACE MACRO phrase_hit_rows_many(field_name, qs, as_ofs, expand := true, stopped_only := false,
-                                             skip_scattered := false, relax := true) AS TABLE
+                                             skip_scattered := false, relax := true, hits_in_plan := false) AS TABLE
 SELECT *
 FROM phrase_hit_rows_in_sql_many(field_name, qs, as_ofs, expand := expand, stopped_only := stopped_only,
                                  skip_scattered := skip_scattered, relax := relax);
@@ -268,10 +269,11 @@ CREATE OR REPLACE MACRO words_intersected_outside_plan() AS false;
 
 CREATE OR REPLACE MACRO field_hit_rows_many(field_name, qs, as_ofs, expand := true, relax := true,
                                             within := NULL, stopped_only := false,
-                                            skip_scattered := false) AS TABLE
+                                            skip_scattered := false, hits_in_plan := false) AS TABLE
 SELECT k, version_no, area_mask
 FROM phrase_hit_rows_many(field_name, qs, as_ofs, expand := expand, stopped_only := stopped_only,
-                          skip_scattered := skip_scattered AND within IS NULL, relax := relax)
+                          skip_scattered := skip_scattered AND within IS NULL, relax := relax,
+                          hits_in_plan := hits_in_plan)
 UNION ALL
 SELECT k, version_no, packed_areas(area_mask, 2)
 FROM scattered_word_versions_many(field_name, qs, relax := relax, within := within, stopped_only := stopped_only);
@@ -306,16 +308,18 @@ CREATE OR REPLACE MACRO scores_by_mask(field_name) AS
 CREATE OR REPLACE MACRO hit_score(phrase_mask, phrase_score, word_score) AS
     CASE WHEN phrase_mask IS NOT NULL THEN phrase_score ELSE 0.25 * word_score END;
 
--- field_hits_many(field, qs, as_ofs, relax, stopped_only, scores_joined): per query, the versions (version_no) matching
+-- field_hits_many(field, qs, as_ofs, relax, stopped_only, scores_joined, hits_in_plan): per query, the versions (version_no) matching
 -- it in a field ('condition', 'intervention'), scored (hit_score). The methods join on version_no; analysts get the
 -- current studies' NCT IDs from field_matches. relax false (a constant: no query of the call has two words or more,
 -- as the Python API tells) plans no scattered words; stopped_only true (a constant) finds stopped_card's versions
--- alone; scores_joined true (a constant) looks the scores up by joins rather than in a list by mask.
+-- alone; scores_joined true (a constant) looks the scores up by joins rather than in a list by mask;
+-- hits_in_plan: see phrase_hit_rows_many.
 CREATE OR REPLACE MACRO field_hits_many(field_name, qs, as_ofs, relax := true, stopped_only := false,
-                                        scores_joined := false) AS TABLE
+                                        scores_joined := false, hits_in_plan := false) AS TABLE
 WITH versions AS (
     SELECT k, version_no, bit_or(area_mask) AS packed
-    FROM field_hit_rows_many(field_name, qs, as_ofs, relax := relax, stopped_only := stopped_only)
+    FROM field_hit_rows_many(field_name, qs, as_ofs, relax := relax, stopped_only := stopped_only,
+                             hits_in_plan := hits_in_plan)
     GROUP BY k, version_no
 ),
 masked AS (

@@ -7,14 +7,17 @@
 -- it (one call or a backtest's thousands at once) and then reads the trials' cards (calls/cards.sql) by number;
 -- search_trials joins them here. relax_drugs, relax_conditions: false (a constant) when no drug, or no condition,
 -- of the calls has two words or more: the plan then has no scattered words for that side (field_hits_many).
+-- hits_in_plan: true (a constant) for a batch of calls, whose phrase texts' rows one join reads for all of them in
+-- less time than a reader's function gives each call's (phrase_hit_rows_many).
 CREATE OR REPLACE MACRO search_trials_many(drug_queries, condition_queries, cutoffs, as_ofs, phase_filters,
-                                           result_limits, relax_drugs := true, relax_conditions := true) AS TABLE
+                                           result_limits, relax_drugs := true, relax_conditions := true,
+                                           hits_in_plan := false) AS TABLE
 WITH calls AS (
     SELECT generate_subscripts(drug_queries, 1) AS k, unnest(cutoffs)::DATE AS cutoff, unnest(as_ofs)::DATE AS as_of,
            unnest(phase_filters) AS phase_filter, unnest(result_limits) AS result_limit
 ),
 d AS (SELECT * FROM field_hits_many('intervention', drug_queries, as_ofs, relax := relax_drugs,
-                                  scores_joined := true)),
+                                  scores_joined := true, hits_in_plan := hits_in_plan)),
 c AS (
     -- The condition's rows are kept only for the drug's versions (the only ones that can match both, and far fewer
     -- than a broad condition's) before they are grouped by version: its phrases' rows (word_count 0) and its
@@ -29,7 +32,7 @@ c AS (
                        CASE WHEN r.word_count = 0 THEN bit_or(r.area_mask)
                             ELSE packed_areas(bit_or(r.area_mask), 2) END AS packed
                 FROM (SELECT k, version_no, area_mask, 0::UTINYINT AS word_count
-                      FROM phrase_hit_rows_many('condition', condition_queries, as_ofs)
+                      FROM phrase_hit_rows_many('condition', condition_queries, as_ofs, hits_in_plan := hits_in_plan)
                       UNION ALL
                       SELECT k, version_no, area_mask::UBIGINT, word_count
                       FROM scattered_word_rows_many('condition', condition_queries, relax := relax_conditions)
