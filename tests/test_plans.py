@@ -29,14 +29,15 @@ def test_the_arguments_tables_are_made_first_so_no_method_outdates_another(sampl
         first = m.get_landscape("asthma")
         m.search_trials("metformin", "diabetes")
         m.search(condition="asthma")
-        # each prepared once, kept; calls on the current state have plans of their own; a search, one per shape
+        # each prepared once, kept; calls on the current state have plans of their own, and calls alone (their
+        # arguments read from the reader's functions); a search, one per shape
         prepared = names(m)
-        assert len(prepared) == 3 and prepared[::2] == ["get_landscape_current", "search_trials"]
+        assert len(prepared) == 3 and prepared[::2] == ["get_landscape_current_alone", "search_trials_alone"]
         assert prepared[1].startswith("search_page_") and prepared[1].endswith("_50")
         m.search(condition="copd")
         assert m.get_landscape("asthma") == first and names(m) == prepared
         m.get_landscape("asthma", date_before="2020-01-01")
-        assert "get_landscape" in names(m) and "get_landscape_current" in names(m)
+        assert "get_landscape_alone" in names(m) and "get_landscape_current_alone" in names(m)
 
 
 # Every set-wise method's macro as the Python API calls it, with the same calls on the current state.
@@ -132,10 +133,11 @@ def test_a_v2_search_is_prepared_once_per_shape_and_outdates_nothing(sample_ware
         tables = m.rows(TABLES)
         first, _ = v2.studies(m, {"query.cond": "asthma OR copd", "query.term": "AREA[Phase]PHASE3"}, None)
         searches = [n for n in names(m) if n.startswith("v2_search_")]
-        assert first["studies"] and len(searches) == 1 and "get_landscape_current" in names(m)
+        assert first["studies"] and len(searches) == 1 and "get_landscape_current_alone" in names(m)
         other, _ = v2.studies(m, {"query.cond": "diabetes OR obesity", "query.term": "AREA[Phase]PHASE2"}, None)
         assert other["studies"] and other != first  # the same shape, other values: the same statement
-        assert [n for n in names(m) if n.startswith("v2_search_")] == searches and "get_landscape_current" in names(m)
+        assert [n for n in names(m) if n.startswith("v2_search_")] == searches
+        assert "get_landscape_current_alone" in names(m)
         assert m.rows(TABLES) == tables
 
 

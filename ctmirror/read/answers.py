@@ -12,6 +12,7 @@ import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import date
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import duckdb
@@ -19,7 +20,7 @@ import duckdb
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.core.words import may_scatter
 from ctmirror.read.models import ExactList, TerminatedTrial, Trial
-from ctmirror.read.registry import MAX_RESULTS, STATISTIC_ARGUMENTS
+from ctmirror.read.registry import MAX_RESULTS, METHODS, STATISTIC_ARGUMENTS
 
 if TYPE_CHECKING:
     from ctmirror.read.mirror import Mirror
@@ -116,6 +117,59 @@ def _argument_statements(method: Method) -> tuple[str, str]:
     return _ARGUMENT_STATEMENTS[method.name]
 
 
+# A call alone reads its arguments from functions of the reader's (one per DuckDB type: `call_arguments_<type>` for
+# a column's list of one value, `call_argument_<type>` for a `once` value; volatile, evaluated when the statement
+# runs), which answer the values the Python API holds for it: writing them into the arguments table first (an
+# UPDATE) took 0.5-0.8 ms of every call, a sixth of a get_trial's. A batch's lists go through the table, read once
+# by the plan's subqueries (a function is called wherever its value is used).
+CALL_ARGUMENTS, CALL_ARGUMENT = "call_arguments_", "call_argument_"
+# The `once` values a call alone takes from Python rather than from their SQL expression (registry.Method.once).
+ONCE_VALUES: dict[str, Callable[[], Any]] = {"current_date": date.today}
+# A read of an arguments table's column in a call query: (SELECT <column> FROM <method>_args).
+ARGUMENT_READ = re.compile(r"\(SELECT (\w+) FROM (\w+)_args\)")
+
+
+def install_call_arguments(mirror: Mirror) -> None:
+    """Registers on the reader's connection the functions its calls alone read their arguments from: for each DuckDB
+    type of the set-wise methods' columns, one answering the list (of one value) held for a column by name, and for
+    each type of their `once` values, one answering the value."""
+    def held(column: str) -> Any:
+        return mirror.call_arguments.get(column)
+
+    set_wise = [method for method in METHODS.values() if method.kind == "set-wise"]
+    for kind in sorted({kind for method in set_wise for _, kind in method.columns}):
+        mirror.con.create_function(_argument_function(kind), held, [duckdb.sqltypes.VARCHAR],
+                                   duckdb.list_type(duckdb.sqltype(kind)), type="native", side_effects=True,
+                                   null_handling="special")
+    for kind in sorted({kind for method in set_wise for _, kind, _ in method.once}):
+        mirror.con.create_function(_argument_function(kind, once=True), held, [duckdb.sqltypes.VARCHAR],
+                                   duckdb.sqltype(kind), type="native", side_effects=True, null_handling="special")
+
+
+def _argument_function(kind: str, once: bool = False) -> str:
+    return (CALL_ARGUMENT if once else CALL_ARGUMENTS) + re.sub(r"\W", "_", kind.lower())
+
+
+def _alone(mirror: Mirror, method: Method, call: dict[str, Any], statement: str) -> str | None:
+    """The call query of a call alone, reading its arguments from the reader's functions, which now hold them;
+    None where one of them can only be written into the table (a `once` value Python does not compute)."""
+    functions = {column: _argument_function(kind) for column, kind in method.columns}
+    values: dict[str, Any] = {column: [method.bound(column, call[column])] for column in functions}
+    for column, kind, expression in method.once:
+        if expression not in ONCE_VALUES:
+            return None
+        functions[column], values[column] = _argument_function(kind, once=True), ONCE_VALUES[expression]()
+
+    def read(found: re.Match[str]) -> str:
+        column, table = found.groups()
+        if table != method.name or column not in functions:
+            raise KeyError(f"calls/{method.name}.sql reads {column} of {table}_args, which {method.name} lacks")
+        return f"{functions[column]}('{column}')"
+
+    mirror.call_arguments = values
+    return ARGUMENT_READ.sub(read, statement)
+
+
 def _execute(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> duckdb.DuckDBPyConnection:
     """Runs a set-wise method's call query on the calls' arguments, read from its arguments' table, so the query is
     prepared once per connection and each call only executes it. Where the query takes `$current_state`, calls
@@ -125,10 +179,15 @@ def _execute(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> duc
     `$many_calls`: true for more than one call (search_trials then joins its texts' rows in the plan, once for all
     the calls, rather than each call's from the reader's arrays: sql/methods/search_trials.sql); and
     `$relax_<column>`: false (a plan without scattered words for those texts) when none of the calls' texts in
-    that column has two words or more (words.may_scatter). The statements' names are ours."""
+    that column has two words or more (words.may_scatter). A call alone runs a plan of its own that reads its
+    arguments from the reader's functions (`_alone`) rather than the table. The statements' names are ours."""
     arguments = {column: _column(method, calls, column) for column, _ in method.columns}
-    _set_arguments(mirror, method, arguments)
     statement = read_sql(f"calls/{method.name}.sql")
+    alone = _alone(mirror, method, calls[0], statement) if len(calls) == 1 else None
+    if alone is None:
+        _set_arguments(mirror, method, arguments)
+    else:
+        statement = alone
     constants = {
         "current_state": all(call.get("date_before") is None and call.get("as_of") is None for call in calls),
         "any_filter": any(call.get(key) is not None for call in calls for key in ("status", "phase", "location")),
@@ -136,7 +195,8 @@ def _execute(mirror: Mirror, method: Method, calls: list[dict[str, Any]]) -> duc
         **{f"relax_{column}": any(may_scatter(text) for text in arguments[column])
            for column in RELAXED.findall(statement)}}
     constants = {key: value for key, value in constants.items() if f"${key}" in statement}
-    name = "_".join([method.name, *(PLAN_SUFFIXES.get(key, key) for key, value in constants.items() if value)])
+    name = "_".join([method.name, *(PLAN_SUFFIXES.get(key, key) for key, value in constants.items() if value),
+                     *(["alone"] if alone is not None else [])])
     if name not in mirror.prepared_calls:
         for key, value in constants.items():
             statement = statement.replace(f"${key}", "true" if value else "false")

@@ -20,7 +20,7 @@ from ctmirror.core.sqlfiles import CATALOG_MACROS, catalog_digests, macro_sql, r
 from ctmirror.core.warehouse import State, Warehouse
 from ctmirror.core.words import query_norm
 from ctmirror.read import arguments
-from ctmirror.read.answers import answer_saying_left_out, make_argument_tables, rows_of
+from ctmirror.read.answers import answer_saying_left_out, install_call_arguments, make_argument_tables, rows_of
 from ctmirror.read.methods import Methods
 from ctmirror.read.phrase_hits import install_phrase_hits
 from ctmirror.read.phrase_texts import install_phrase_texts
@@ -114,6 +114,8 @@ class Mirror(Methods):
         self.shaped_plans = {}
         self.argument_tables = set()
         make_argument_tables(self, [*METHODS.values(), STATISTIC_ARGUMENTS])
+        self.call_arguments: dict[str, list] = {}  # a call alone's arguments, which its query reads from functions
+        install_call_arguments(self)
 
     def _folders(self) -> tuple[Path, list[Path]]:
         """(root, allowed): the folder the catalog's views name files relative to, and the folders below which

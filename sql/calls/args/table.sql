@@ -4,6 +4,7 @@
 -- in ctmirror/read/registry.py). The call's query reads them here, so it is planned once per connection and then
 -- only executed (planning a method's macros is a large part of a call). Lists rather than a row per call: rebuilding
 -- the lists with ordered aggregates would cost every call more than its lookups. A temporary table: the catalog
--- stays read-only. Created once per connection; each call sets it (args/set.sql).
+-- stays read-only. Created once per connection; each batch sets it (args/set.sql), where a set-wise call alone
+-- reads its values from the reader's functions instead (ctmirror/read/answers.py, install_call_arguments).
 CREATE OR REPLACE TEMP TABLE {table} AS
 SELECT {columns};
