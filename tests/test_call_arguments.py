@@ -55,3 +55,18 @@ def test_a_once_value_python_does_not_compute_goes_through_the_table(m, monkeypa
     monkeypatch.setattr(answers, "ONCE_VALUES", {})
     assert m.get_landscape(**arguments) == alone
     assert m.rows("SELECT condition, today FROM get_landscape_args")[0]["today"] is not None
+
+
+def test_a_search_reads_its_arguments_from_the_functions_unless_one_is_computed_in_the_table(m):
+    """search's and the statistics' arguments, one call's, come from the reader's functions (one read a statement);
+    a point to search near is computed in the arguments table (a FromQuery), and that call reads the table."""
+    before = m.rows("SELECT * FROM search_args")
+    page = m.search(condition="asthma", status=["COMPLETED", "RECRUITING"], phase=["PHASE3"], page_size=3)
+    assert page.items and m.rows("SELECT * FROM search_args") == before
+    assert m.stats_by_phase(condition="asthma") and m.rows("SELECT * FROM search_args") == before
+    again = m.search(condition="asthma", status=["COMPLETED", "RECRUITING"], phase=["PHASE3"], page_size=3,
+                     near="distance(42.36,-71.06,500mi)")
+    written = m.rows("SELECT * FROM search_args")
+    assert written != before and written[0]["condition"] == m.rows("SELECT search_norm('asthma') AS s")[0]["s"]
+    assert {item.nct_id for item in again.items} <= {item.nct_id for item in m.search(
+        condition="asthma", status=["COMPLETED", "RECRUITING"], phase=["PHASE3"], page_size=100).items}

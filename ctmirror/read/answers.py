@@ -132,16 +132,18 @@ ARGUMENT_READ = re.compile(r"\(SELECT (\w+) FROM (\w+)_args\)")
 def install_call_arguments(mirror: Mirror) -> None:
     """Registers on the reader's connection the functions its calls alone read their arguments from: for each DuckDB
     type of the set-wise methods' columns, one answering the list (of one value) held for a column by name, and for
-    each type of their `once` values, one answering the value."""
+    each type of their `once` values and of search's and the statistics' arguments, one answering the value."""
     def held(column: str) -> Any:
         return mirror.call_arguments.get(column)
 
     set_wise = [method for method in METHODS.values() if method.kind == "set-wise"]
+    one_call = [method for method in [*METHODS.values(), STATISTIC_ARGUMENTS] if method.kind != "set-wise"]
     for kind in sorted({kind for method in set_wise for _, kind in method.columns}):
         mirror.con.create_function(_argument_function(kind), held, [duckdb.sqltypes.VARCHAR],
                                    duckdb.list_type(duckdb.sqltype(kind)), type="native", side_effects=True,
                                    null_handling="special")
-    for kind in sorted({kind for method in set_wise for _, kind, _ in method.once}):
+    for kind in sorted({kind for method in set_wise for _, kind, _ in method.once}
+                       | {kind for method in one_call for _, kind in method.columns}):
         mirror.con.create_function(_argument_function(kind, once=True), held, [duckdb.sqltypes.VARCHAR],
                                    duckdb.sqltype(kind), type="native", side_effects=True, null_handling="special")
 
@@ -225,14 +227,22 @@ def execute_shaped(mirror: Mirror, method: Method, call: str, arguments: dict[st
     of its bound value from the arguments' table (calls/args/search_table.sql); `$given_<name>` becomes `true`
     or `false`, whether that argument is given; `$relax_<name>`, whether its text may scatter its words
     (words.may_scatter: false plans no scattered words for it). `$page_limit` becomes the page size, an int we
-    validated, because DuckDB plans a top-N only for a constant limit. No value is ever pasted."""
-    _set_arguments(mirror, method, arguments)
+    validated, because DuckDB plans a top-N only for a constant limit. No value is ever pasted. A given argument
+    is read, once per statement, from the reader's function of its type (a scalar subquery of a volatile call, as a
+    call alone's are: `install_call_arguments`), unless one is a FromQuery, whose value is computed in the table."""
+    in_table = any(isinstance(value, FromQuery) for value in arguments.values())
+    if in_table:
+        _set_arguments(mirror, method, arguments)
+    else:
+        mirror.call_arguments = dict(arguments)
+    kinds = dict(method.columns)
     source = read_sql(f"calls/{call}.sql") if query is None else query
     given = [name for name, value in arguments.items() if value is not None]
     relaxed = [name for name in RELAXED.findall(source) if name in arguments and may_scatter(arguments[name])]
     shape = sum(1 << i for i, value in enumerate(arguments.values()) if value is not None)
     scatter = sum(1 << i for i, name in enumerate(arguments) if name in relaxed)
-    name = f"{call}_{shape:x}_{scatter:x}" + ("" if page_limit is None else f"_{int(page_limit)}")
+    name = (f"{call}_{shape:x}_{scatter:x}" + ("" if page_limit is None else f"_{int(page_limit)}")
+            + ("_table" if in_table else ""))
 
     def statement() -> str:
         def placeholder(found: re.Match[str]) -> str:
@@ -245,7 +255,11 @@ def execute_shaped(mirror: Mirror, method: Method, call: str, arguments: dict[st
                 return "true" if named in relaxed else "false"
             if argument not in arguments:
                 raise KeyError(f"calls/{call}.sql reads ${argument}, which the registry's columns of search lack")
-            return f'(SELECT "{argument}" FROM {method.name}_args)' if argument in given else "NULL"
+            if argument not in given:
+                return "NULL"
+            if in_table:
+                return f'(SELECT "{argument}" FROM {method.name}_args)'
+            return f"(SELECT {_argument_function(kinds[argument], once=True)}('{argument}'))"
 
         return PARAMETER.sub(placeholder, source)
 
