@@ -34,7 +34,7 @@ def m(request, sample_warehouse, tmp_path_factory):
             patch.setattr(word_postings, "WHOLE_FIELD_AFTER", 10 ** 9)
         else:
             for field in ("condition", "intervention"):
-                mirror.word_versions._hold_whole_field(field, mirror.con.cursor())
+                mirror.word_versions._hold_whole_field(field)
             assert mirror.word_versions.fields_held() == {"condition", "intervention"}
         yield mirror
         assert mirror.word_versions.fields_held() == (set() if request.param == "word by word"

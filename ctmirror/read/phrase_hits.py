@@ -44,7 +44,6 @@ WHOLE_FIELD_AFTER = 16
 # A version's areas (fewer than 16 a field) take its low 16 bits, whether a learned link found it the 17th.
 AREA_BITS = 16
 LEARNED_BIT = np.uint64(1 << AREA_BITS)
-_READING = "reading"  # a field's whole rows being read for the catalog's readers (CatalogHeld.items)
 _NO_HITS = np.empty(0, np.uint64)
 
 
@@ -135,14 +134,9 @@ class PhraseHits:
             self._read_text_by_text[field] += 1
             read_enough = self._read_text_by_text[field] > WHOLE_FIELD_AFTER
         if read_enough:
-            with self._held.lock:
-                whole = ("search_hit", field) not in self._held.items
-                if whole:
-                    self._held.items[("search_hit", field)] = _READING
-            if whole:
-                held = self._hold_whole_field(field)
-                if held is not None:
-                    return held
+            held = self._hold_whole_field(field)
+            if held is not None:
+                return held
         cursor = self._cursors.get()  # waits while every cursor reads
         try:
             found = cursor.execute(_query("text_hits"), {"field": field, "texts": text_ids.tolist()}).fetchnumpy()
@@ -152,19 +146,18 @@ class PhraseHits:
 
     def _hold_whole_field(self, field: str) -> FieldHits | None:
         """Reads the field's whole rows through a cursor of its own and holds them for the catalog's readers (None:
-        not held, and its readers go on text by text)."""
-        cursor = self._con.cursor()
-        try:
-            cursor.execute(_query("use_catalog"))
-            found = cursor.execute(_query("field_hits"), {"field": field}).fetchnumpy()
-            held = FieldHits.of_rows(found["text_id"], found["version_no"], found["area_mask"])
-        except (duckdb.Error, MemoryError):
-            held = None
-        finally:
-            cursor.close()
-        with self._held.lock:
-            self._held.items[("search_hit", field)] = held
-        return held
+        another reader holds them or is reading them, or they could not be read, and its readers go on text by
+        text)."""
+        def read() -> FieldHits:
+            cursor = self._con.cursor()
+            try:
+                cursor.execute(_query("use_catalog"))
+                found = cursor.execute(_query("field_hits"), {"field": field}).fetchnumpy()
+            finally:
+                cursor.close()
+            return FieldHits.of_rows(found["text_id"], found["version_no"], found["area_mask"])
+
+        return self._held.hold(("search_hit", field), read)
 
 
 def _query(name: str) -> str:

@@ -33,7 +33,7 @@ import numpy as np
 import pyarrow as pa
 
 from ctmirror.core.sqlfiles import read_sql
-from ctmirror.read.phrase_texts import SortedLookup, byte_ordered, held_for
+from ctmirror.read.phrase_texts import WordRuns, byte_ordered, held_for
 
 # A reader keeps the versions of the words it has read up to this many bytes (8 a version), the least recently
 # used let go first: at 500,000 studies the commonest condition word ("disease") holds 2.9 MB of them.
@@ -54,7 +54,6 @@ RESULT_TYPE = duckdb.list_type(duckdb.sqltypes.UBIGINT)
 AREA_BITS = 16
 VERSION_LIMIT = 1 << 47
 AREA_MASK = np.uint64((1 << AREA_BITS) - 1)
-_READING = "reading"  # a field's whole rows being read for a catalog's readers (CatalogHeld.items)
 _NO_VERSIONS = np.empty(0, np.uint64)
 
 # pyarrow looks for pandas once, on its first array; where ctmirror/core/duck.py has marked pandas absent, that
@@ -65,32 +64,18 @@ except AttributeError:
     pass
 
 
-class FieldPostings:
-    """A field's search_word held whole: its words in byte order and, for each, its run of versions packed with their
-    areas (version_no << 16 | area_mask, sorted) in one array."""
-
-    def __init__(self, words: SortedLookup, starts: np.ndarray, packed: np.ndarray) -> None:
-        self._words = words
-        self._starts = starts
-        self._packed = packed
+class FieldPostings(WordRuns):
+    """A field's search_word held whole: for each of its words, its run of versions packed with their areas
+    (version_no << 16 | area_mask, sorted)."""
 
     @classmethod
     def read(cls, cursor: duckdb.DuckDBPyConnection, field: str) -> FieldPostings | None:
         """The field's rows, or None where DuckDB does not order its words by code point (a reader's lookup does)."""
         counts = cursor.execute(_query("field_words"), {"field": field}).to_arrow_table()
-        words = counts.column("token").combine_chunks()
-        if not byte_ordered(words):
+        if not byte_ordered(counts.column("token").combine_chunks()):
             return None
         found = cursor.execute(_query("field_word_versions"), {"field": field}).fetchnumpy()
-        starts = np.zeros(len(words) + 1, np.int64)
-        np.cumsum(counts.column("n").to_numpy(), out=starts[1:])
-        return cls(SortedLookup(words, counts.column("n").combine_chunks()), starts,
-                   _packed(found["version_no"], found["area_mask"]))
-
-    def run_of(self, word: str) -> np.ndarray:
-        """The word's packed versions (a view of the held array)."""
-        i = self._words.position(word)
-        return _NO_VERSIONS if i is None else self._packed[self._starts[i]:self._starts[i + 1]]
+        return cls(counts, _packed(found["version_no"], found["area_mask"]))
 
 
 class WordVersions:
@@ -201,24 +186,21 @@ class WordVersions:
         by one waits for them (1.0 s for the condition's and 1.4 s for the intervention's at 500,000 studies); other
         calls meanwhile go on word by word. (Read in a thread of its own, the rows took the CPU from every call of
         the next few seconds: a first pass's p50 for detect_whitespace 21-25 ms against 17-18.)"""
-        with self._held.lock:
-            if ("search_word", field) in self._held.items:
-                return
-            self._held.items[("search_word", field)] = _READING
-        self._hold_whole_field(field, self._con.cursor())  # its own: the reading cursors stay free meanwhile
+        self._hold_whole_field(field)
 
-    def _hold_whole_field(self, field: str, cursor: duckdb.DuckDBPyConnection) -> None:
-        """Reads the field's whole rows and holds them for every reader of the catalog (None: not held, and its
-        readers go on word by word: its words out of byte order, or the reader closed while they were read)."""
-        try:
-            cursor.execute(_query("use_catalog"))
-            postings = FieldPostings.read(cursor, field)
-        except (duckdb.Error, MemoryError):
-            postings = None
-        finally:
-            cursor.close()
-        with self._held.lock:
-            self._held.items[("search_word", field)] = postings
+    def _hold_whole_field(self, field: str) -> FieldPostings | None:
+        """Reads the field's whole rows through a cursor of its own (the reading cursors stay free meanwhile) and
+        holds them for every reader of the catalog (None: not held, and its readers go on word by word: its words
+        out of byte order, or the reader closed while they were read)."""
+        def read() -> FieldPostings | None:
+            cursor = self._con.cursor()
+            try:
+                cursor.execute(_query("use_catalog"))
+                return FieldPostings.read(cursor, field)
+            finally:
+                cursor.close()
+
+        return self._held.hold(("search_word", field), read)
 
     def _let_go_words_of(self, field: str) -> None:
         """Lets go of the field's words kept word by word, once its whole rows are held."""
