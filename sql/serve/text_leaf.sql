@@ -21,7 +21,14 @@ matched AS (
            scattered_areas(packed) AS word_mask
     FROM packed
 )
+SELECT m.version_no,
+       hit_score(m.phrase_mask, c.by_mask[coalesce(m.phrase_mask, 0) + 1], c.by_mask[coalesce(m.word_mask, 0) + 1])
+           AS score
+FROM matched AS m, (SELECT scores_by_mask($field) AS by_mask) AS c
+WHERE $field <> 'term'
+UNION ALL  -- the free text's 65,536 combinations by joins ($field is a literal: one branch is planned away)
 SELECT m.version_no, hit_score(m.phrase_mask, p.score, w.score) AS score
 FROM matched AS m
 JOIN area_mask_score() AS p ON p.field = $field AND p.area_mask = coalesce(m.phrase_mask, 0)
 JOIN area_mask_score() AS w ON w.field = $field AND w.area_mask = coalesce(m.word_mask, 0)
+WHERE $field = 'term'
