@@ -41,7 +41,7 @@ CONSTRUCTS = (
 def main() -> None:
     args, root = scaled_warehouse_arguments(3)
     with Mirror(root) as m:
-        v2.make_search_arguments(m)
+        v2.make_search_tables(m)
         print(f"{root.name}: query.cond=cancer, pageSize 10, countTotal; the first request, then a median")
         print(f"{'first ms':>9}{'then ms':>9}{'studies':>9}  filter.advanced")
         for construct in CONSTRUCTS:

@@ -46,7 +46,7 @@ def main() -> None:
     mirrors = {cutoff: Mirror(root, as_of=cutoff) for cutoff in (None, *CUTOFFS)}
     try:
         for cutoff, mirror in mirrors.items():
-            v2.make_search_arguments(mirror)
+            v2.make_search_tables(mirror)
             for extra in KINDS.values():
                 v2.studies(mirror, {"query.cond": "asthma", "pageSize": "1000", **extra}, cutoff)
         for kind, extra in KINDS.items():

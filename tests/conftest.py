@@ -119,5 +119,5 @@ def sample_mirror(sample_warehouse):
     from ctmirror.server import v2
 
     with Mirror(sample_warehouse) as mirror:
-        v2.make_search_arguments(mirror)
+        v2.make_search_tables(mirror)
         yield mirror

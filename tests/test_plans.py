@@ -125,10 +125,10 @@ TABLES = "SELECT count(*) AS n FROM duckdb_tables()"
 
 
 def test_a_v2_search_is_prepared_once_per_shape_and_outdates_nothing(sample_warehouse):
-    """As the server's pool opens a Mirror: the search arguments' table first; then each request's shape is
-    prepared once, its values read from that table, and no table is made or dropped."""
+    """As the server's pool opens a Mirror: the table of filter.geo's versions first; then each request's shape is
+    prepared once, its values read from the reader's functions, and no table is made or dropped."""
     with Mirror(sample_warehouse) as m:
-        assert v2.make_search_arguments(m) and not v2.make_search_arguments(m)
+        assert v2.make_search_tables(m) and not v2.make_search_tables(m)
         m.get_landscape("asthma")
         tables = m.rows(TABLES)
         first, _ = v2.studies(m, {"query.cond": "asthma OR copd", "query.term": "AREA[Phase]PHASE3"}, None)
@@ -191,7 +191,7 @@ def test_a_v2_search_tests_no_column_of_trial_card_but_shown_key(sample_warehous
     column (is_current, say) would turn it back into a scan. (At the sample's size the planner may hash the cards
     rather than the matches, as it estimates them: the scan's own filter is what is checked.)"""
     with Mirror(sample_warehouse) as m:
-        assert v2.make_search_arguments(m)
+        assert v2.make_search_tables(m)
         page, _ = v2.studies(m, {"query.cond": "asthma"}, None)
         assert page["studies"]
         [statement] = m.rows("SELECT statement FROM duckdb_prepared_statements() WHERE name LIKE 'v2_search_%'")
@@ -204,3 +204,4 @@ def test_a_v2_search_tests_no_column_of_trial_card_but_shown_key(sample_warehous
 
         [matched] = [s for s in scans(profile) if "shown_key" in str(s.get("Filters"))]
         assert matched["Filters"] == f"shown_key<{2 ** 56}", matched
+

@@ -67,7 +67,7 @@ def test_an_imported_thesaurus_expands_every_surface(sample_warehouse, tmp_path)
     # "Cardiovascular Stroke", an entry term of Myocardial Infarction the built-in synonym files do not hold
     heart_attack = {"query.cond": '"cardiovascular stroke"', "pageSize": "1000"}
     with Mirror(warehouse) as m:
-        assert v2.make_search_arguments(m)
+        assert v2.make_search_tables(m)
         assert v2.studies(m, heart_attack, None)[0]["studies"] == []
         infarction = {s["protocolSection"]["identificationModule"]["nctId"] for s in v2.studies(
             m, {"query.cond": '"myocardial infarction"', "pageSize": "1000"}, None)[0]["studies"]}
@@ -76,7 +76,7 @@ def test_an_imported_thesaurus_expands_every_surface(sample_warehouse, tmp_path)
     assert done.exit_code == 0, done.output
     assert "4 MeSH headings with 14 phrases" in done.output and "published state 000002" in done.output
     with Mirror(warehouse) as m:
-        assert v2.make_search_arguments(m)
+        assert v2.make_search_tables(m)
         found = {s["protocolSection"]["identificationModule"]["nctId"]
                  for s in v2.studies(m, heart_attack, None)[0]["studies"]}
         assert infarction <= found

@@ -125,6 +125,8 @@ def _argument_statements(method: Method) -> tuple[str, str]:
 CALL_ARGUMENTS, CALL_ARGUMENT = "call_arguments_", "call_argument_"
 # The `once` values a call alone takes from Python rather than from their SQL expression (registry.Method.once).
 ONCE_VALUES: dict[str, Callable[[], Any]] = {"current_date": date.today}
+# The types of value a statement may read besides the methods' columns: a v2 search's (ctmirror/server/v2/search.py).
+VALUE_KINDS = ("BIGINT", "BOOLEAN", "DATE", "DOUBLE", "VARCHAR", "VARCHAR[]")
 # A read of an arguments table's column in a call query: (SELECT <column> FROM <method>_args).
 ARGUMENT_READ = re.compile(r"\(SELECT (\w+) FROM (\w+)_args\)")
 
@@ -132,7 +134,8 @@ ARGUMENT_READ = re.compile(r"\(SELECT (\w+) FROM (\w+)_args\)")
 def install_call_arguments(mirror: Mirror) -> None:
     """Registers on the reader's connection the functions its calls alone read their arguments from: for each DuckDB
     type of the set-wise methods' columns, one answering the list (of one value) held for a column by name, and for
-    each type of their `once` values and of search's and the statistics' arguments, one answering the value."""
+    each type of their `once` values, of search's and the statistics' arguments and of VALUE_KINDS, one answering
+    the value."""
     def held(column: str) -> Any:
         return mirror.call_arguments.get(column)
 
@@ -143,9 +146,15 @@ def install_call_arguments(mirror: Mirror) -> None:
                                    duckdb.list_type(duckdb.sqltype(kind)), type="native", side_effects=True,
                                    null_handling="special")
     for kind in sorted({kind for method in set_wise for _, kind, _ in method.once}
-                       | {kind for method in one_call for _, kind in method.columns}):
+                       | {kind for method in one_call for _, kind in method.columns} | set(VALUE_KINDS)):
         mirror.con.create_function(_argument_function(kind, once=True), held, [duckdb.sqltypes.VARCHAR],
                                    duckdb.sqltype(kind), type="native", side_effects=True, null_handling="special")
+
+
+def argument_read(kind: str, name: str) -> str:
+    """SQL reading the value held under `name` (one of ours) in Mirror.call_arguments, once per statement: a scalar
+    subquery of the volatile function of its DuckDB type."""
+    return f"(SELECT {_argument_function(kind, once=True)}('{name}'))"
 
 
 def _argument_function(kind: str, once: bool = False) -> str:
@@ -259,7 +268,7 @@ def execute_shaped(mirror: Mirror, method: Method, call: str, arguments: dict[st
                 return "NULL"
             if in_table:
                 return f'(SELECT "{argument}" FROM {method.name}_args)'
-            return f"(SELECT {_argument_function(kinds[argument], once=True)}('{argument}'))"
+            return argument_read(kinds[argument], argument)
 
         return PARAMETER.sub(placeholder, source)
 

@@ -53,7 +53,7 @@ class MirrorPool:
         made before anything is prepared on it."""
         mirror = Mirror(self.root, threads=self.threads, memory_limit=self.memory_limit, exact_only=self.exact_only,
                         **options)
-        v2.make_search_arguments(mirror)
+        v2.make_search_tables(mirror)
         return mirror
 
     def current_state_id(self) -> str:

@@ -5,12 +5,8 @@
 -- Every old NCT ID and the study it became (nct_alias), for looking one up without a query.
 SELECT alias_nct_id, nct_id FROM nct_alias
 
--- name: argument
--- One value of a v2 search, where its statement read $name: its place ({position}) in a list ({list}) of serve_args.
-(SELECT {list}[{position}] FROM serve_args)
-
 -- name: clear_near
--- serve_near emptied (args_table.sql), before a search with filter.geo fills it.
+-- serve_near emptied (near_table.sql), before a search with filter.geo fills it.
 DELETE FROM serve_near
 
 -- name: fill_near

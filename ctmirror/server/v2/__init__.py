@@ -24,10 +24,10 @@ applies the filters, sort and page.
 from ctmirror.server.v2.errors import V2Error
 from ctmirror.server.v2.page_tokens import page_token_state
 from ctmirror.server.v2.request import listed, parameters
-from ctmirror.server.v2.search import csv_text, make_search_arguments, matching_nct_ids, page_json, studies
+from ctmirror.server.v2.search import csv_text, make_search_tables, matching_nct_ids, page_json, studies
 from ctmirror.server.v2.stored import PAGE_COLUMNS, stored_records, stored_texts
 from ctmirror.server.v2.study_lookup import loaded_current_text, study, study_by_query, study_text
 
-__all__ = ["PAGE_COLUMNS", "V2Error", "csv_text", "listed", "loaded_current_text", "make_search_arguments",
+__all__ = ["PAGE_COLUMNS", "V2Error", "csv_text", "listed", "loaded_current_text", "make_search_tables",
            "matching_nct_ids", "page_json", "page_token_state", "parameters", "stored_records", "stored_texts",
            "studies", "study", "study_by_query", "study_text"]

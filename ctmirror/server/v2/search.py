@@ -10,7 +10,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from ctmirror.core.sqlfiles import read_sql, sql_literal
-from ctmirror.read.answers import PARAMETER, execute_prepared, forget_plans
+from ctmirror.read.answers import PARAMETER, argument_read, execute_prepared, forget_plans
 from ctmirror.server.csv_columns import csv_text as write_csv
 from ctmirror.server.records import legacy_markup, project
 from ctmirror.server.v2.areas import (
@@ -62,14 +62,14 @@ def matching_nct_ids(mirror: Mirror, params: dict[str, str], as_of: date | None,
     return [row[nct_at] for row in rows[:limit]], rows[0][0] if rows else 0
 
 
-# Where a v2 search's values go in serve_args (sql/serve/args_table.sql), by type; a list is of texts.
-ARGUMENT_LISTS = {str: "texts", list: "text_lists", int: "integers", float: "numbers", date: "dates", bool: "flags"}
+# The DuckDB type of a v2 search's value, by its Python type (answers.VALUE_KINDS); a list is of texts.
+ARGUMENT_KINDS = {str: "VARCHAR", list: "VARCHAR[]", int: "BIGINT", float: "DOUBLE", date: "DATE", bool: "BOOLEAN"}
 
 
-def make_search_arguments(mirror: Mirror) -> bool:
-    """Makes the connection's serve_args table unless it is there (the server's pool does when it opens a
+def make_search_tables(mirror: Mirror) -> bool:
+    """Makes the connection's serve_near table unless it is there (the server's pool does when it opens a
     Mirror, before anything is prepared on it); whether it made it."""
-    create = read_sql("serve/args_table.sql")
+    create = read_sql("serve/near_table.sql")
     if create in mirror.argument_tables:
         return False
     mirror.con.execute(create)
@@ -104,15 +104,15 @@ def _page_rows(mirror: Mirror, search: Search, matcher: Matcher, found: str, *, 
     query_params.update(near_given=geo["geo_lat"] is not None, geo_decay=decay is not None,
                         decay_func=decay and decay.func, decay_scale=decay and decay.scale_km,
                         decay_offset=decay and decay.offset_km, decay=decay and decay.decay)
-    if make_search_arguments(mirror):
+    if make_search_tables(mirror):
         forget_plans(mirror)  # made after statements were prepared: they would be planned at every execution
     if query_params["near_given"]:
         mirror.con.execute(read_sql("serve/queries.sql", "clear_near"))
         mirror.con.execute(read_sql("serve/queries.sql", "fill_near"), geo)
-    statement, lists = _shaped(read_sql("serve/page.sql").replace(
+    statement, values = _shaped(read_sql("serve/page.sql").replace(
         "{matches}", read_sql("serve/matches.sql").replace("{found}", matcher.found(found))), query_params, sort,
         own=matcher.own)
-    mirror.con.execute(read_sql("serve/set_args.sql"), lists)
+    mirror.call_arguments = values
     if query_params["near_given"]:
         # Planned afresh: DuckDB's plan keeps bounds it read from serve_near's contents when it was made, and a
         # prepared one would miss the versions outside another point's bounds.
@@ -141,14 +141,15 @@ def _page(mirror: Mirror, search: Search, matcher: Matcher, found: str, *, has_q
 
 
 def _shaped(statement: str, query_params: dict[str, Any], sort: list[tuple[str | None, int]], *,
-            own: list[str]) -> tuple[str, dict[str, list[Any]]]:
-    """A search's statement with each `$name` written in, and the values for serve_args (set_args.sql).
+            own: list[str]) -> tuple[str, dict[str, Any]]:
+    """A search's statement with each `$name` written in, and the values it reads by name (argument_read).
 
     Written in: an absent filter or cutoff as the NULL literal, our own names (sort fields; `own`: search fields,
     areas, a value's test) and numbers we made or validated (page bounds, directions): DuckDB folds a literal away
     with the test or choice it guards, where it evaluates a parameter's on every row (reading a column of every
-    trial_card row for each filter and sort field). Every value of the request's is read from its place in
-    serve_args, so the text depends on the request's shape alone and is prepared once per connection."""
+    trial_card row for each filter and sort field). Every value of the request's is read, once per statement,
+    from the reader's function of its type (Mirror.call_arguments holds it under its name, one of ours), so the
+    text depends on the request's shape alone and is prepared once per connection."""
     written = {name: "NULL" for name, value in query_params.items() if value is None}
     for name, (field, _) in zip(("sort1", "sort2"), sort):
         if field is not None and field != "relevance" and field not in SORTABLE.values():
@@ -158,14 +159,9 @@ def _shaped(statement: str, query_params: dict[str, Any], sort: list[tuple[str |
         if query_params[name] is not None:
             written[name] = _literal(query_params[name])
     values = {name: value for name, value in query_params.items() if name not in written}
-    argument = "\n".join(line for line in read_sql("serve/queries.sql", "argument").splitlines()
-                         if not line.startswith("--"))
-    lists: dict[str, list[Any]] = {column: [] for column in ARGUMENT_LISTS.values()}
-    for name in sorted(values):  # the same places for the same shape
-        column = ARGUMENT_LISTS[type(values[name])]
-        lists[column].append(values[name])
-        written[name] = argument.replace("{list}", column).replace("{position}", str(len(lists[column])))
-    return PARAMETER.sub(lambda found: written.get(found[1], found[0]), statement), lists
+    for name, value in values.items():
+        written[name] = argument_read(ARGUMENT_KINDS[type(value)], name)
+    return PARAMETER.sub(lambda found: written.get(found[1], found[0]), statement), values
 
 
 def page_json(page: dict[str, Any]) -> bytes:
