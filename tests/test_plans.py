@@ -6,6 +6,7 @@ make no table at all (each is one statement)."""
 from __future__ import annotations
 
 import json
+from datetime import date
 
 import pytest
 
@@ -13,6 +14,7 @@ from ctmirror import Mirror
 from ctmirror.core.words import may_scatter, query_norm
 from ctmirror.read.readonly import QueryFailed
 from ctmirror.server import v2
+from ctmirror.server.v2.matcher import Matcher
 
 PREPARED = "SELECT name FROM duckdb_prepared_statements() ORDER BY name"
 
@@ -205,3 +207,34 @@ def test_a_v2_search_tests_no_column_of_trial_card_but_shown_key(sample_warehous
         [matched] = [s for s in scans(profile) if "shown_key" in str(s.get("Filters"))]
         assert matched["Filters"] == f"shown_key<{2 ** 56}", matched
 
+
+def test_a_text_anded_with_another_is_grouped_among_its_versions_and_answers_the_same(sample_warehouse,
+                                                                                      monkeypatch):
+    """A text term ANDed with another (query.cond with query.intr; words joined by AND) groups and scores its hits
+    among the other's versions alone (Matcher._restrict): the same studies in the same order, at any cutoff, as the
+    whole term joined to the other."""
+    with Mirror(sample_warehouse) as m:
+        v2.make_search_tables(m)
+        pairs = [(row["condition"], row["drug"]) for row in m.rows(
+            "SELECT c.norm AS condition, i.norm AS drug "
+            "FROM search_hit AS hc JOIN search_text AS c ON c.text_id = hc.text_id "
+            "JOIN search_hit AS hi ON hi.version_no = hc.version_no JOIN search_text AS i ON i.text_id = hi.text_id "
+            "WHERE hc.field = 'condition' AND hi.field = 'intervention' "
+            "ORDER BY hash(c.norm || i.norm) LIMIT 24")]
+        requests = [({"query.cond": condition.strip(), "query.intr": drug.strip(), "countTotal": "true",
+                      "pageSize": "1000"}, None if n % 3 else date(2018 + n % 5, 6, 1))
+                    for n, (condition, drug) in enumerate(pairs)]
+        requests += [({"query.term": f"{condition.split()[0]} AND {drug.split()[0]}", "countTotal": "true",
+                       "pageSize": "1000"}, None) for condition, drug in pairs[:8]]
+
+        def answers() -> list[dict]:
+            return [v2.studies(m, params, as_of)[0] for params, as_of in requests]
+
+        restricted = answers()
+        statements = [row["statement"] for row in m.rows(
+            "SELECT statement FROM duckdb_prepared_statements() WHERE name LIKE 'v2_search_%'")]
+        assert statements and all("(version_no = ANY(SELECT version_no FROM essie_term_" in s for s in statements)
+        monkeypatch.setattr(Matcher, "_restrict", lambda self, text_term, other: None)
+        whole = answers()
+    assert restricted == whole
+    assert sum(page["totalCount"] > 1 for page in whole) >= 8

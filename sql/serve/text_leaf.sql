@@ -4,6 +4,8 @@
 -- in). $phrase: the term as query_norm gives it (a leading '"': a quoted phrase), matched as the methods match it
 -- (sql/methods/_matching.sql). $expand: concept expansion (synonyms, links taught by the records); $relax: the
 -- words may be scattered over the areas. $as_of: the cutoff whose learned links count (NULL: the current state's).
+-- {among}: `true`, or, where the term is ANDed with another, a test keeping that term's versions alone, so a broad
+-- condition's hits are grouped and scored among a drug's few versions only (ctmirror/server/v2/matcher.py).
 WITH wanted AS (
     SELECT bit_or((1::UINTEGER << (area_id - 1))::UINTEGER) AS mask
     FROM search_area
@@ -14,6 +16,7 @@ packed AS (
     FROM field_hit_rows_many($field, [$phrase::VARCHAR], [$as_of::DATE], expand := $expand::BOOLEAN,
                              relax := $relax::BOOLEAN, within := (SELECT mask FROM wanted))
     WHERE area_mask & within_packed((SELECT mask FROM wanted)) <> 0
+      AND {among}
     GROUP BY version_no
 ),
 matched AS (

@@ -57,6 +57,8 @@ class Matcher:
         self.params: dict[str, Any] = {}
         self.own: list[str] = []  # the params that are our own names (OWN_KEYS), written in as literals
         self.combined: set[str] = set()  # the terms that combine two others (AND, OR, NOT)
+        self.read_twice: set[str] = set()  # the terms another term's {among} reads besides its combination
+        self.restrictable: set[str] = set()  # text terms whose {among} is still open (text_leaf.sql)
         self.leaves = 0
         self._universe: str | None = None
 
@@ -76,17 +78,31 @@ class Matcher:
         return self._term(read_sql(f"serve/{leaf}.sql"), **params)
 
     def combine(self, how: str, left: str, right: str) -> str:
+        if how == "and" and left in self.restrictable:
+            self._restrict(left, right)
         name = self._term(read_sql(f"serve/combine_{how}.sql").replace("{left}", left).replace("{right}", right))
         self.combined.add(name)
         return name
+
+    def _restrict(self, text_term: str, other: str) -> None:
+        """Has a text term group and score its hits among `other`'s versions alone, as their AND keeps no more: a
+        broad condition's tens of thousands among a drug's hundreds (the drug's term is read twice, so it is
+        materialized). The text term, a leaf that reads no other, moves after `other`, which it now reads."""
+        self.restrictable.discard(text_term)
+        at = next(i for i, (name, _) in enumerate(self.terms) if name == text_term)
+        _, query = self.terms.pop(at)
+        query = query.replace("{among}", f"version_no IN (SELECT version_no FROM {other})")
+        self.terms.insert(next(i for i, (name, _) in enumerate(self.terms) if name == other) + 1, (text_term, query))
+        self.read_twice.add(other)
 
     def found(self, last: str) -> str:
         """The versions and scores of term `last`, as a subquery holding every term it reads. A combination of two
         terms is MATERIALIZED: DuckDB's planner inlines a CTE into its reader and pushes filters down through it,
         and over a chain of combinations that work doubled with each term. A term alone is inlined, as it plans
         best."""
-        terms = ",\n".join(f"{name} AS {'MATERIALIZED ' if name in self.combined else ''}(\n{query.strip()}\n)"
-                            for name, query in self.terms)
+        materialized = self.combined | self.read_twice
+        terms = ",\n".join(f"{name} AS {'MATERIALIZED ' if name in materialized else ''}(\n"
+                            f"{query.replace('{among}', 'true').strip()}\n)" for name, query in self.terms)
         return f"(WITH {terms}\nSELECT version_no, score FROM {last})"
 
     def universe(self) -> str:
@@ -184,9 +200,11 @@ class Matcher:
             expand, relax = EXPANSION_LEVELS[context.expansion]
             normed = search_norm(text)
             # (the free text's matcher finds the organisation's and secondary study IDs too, as BasicSearch does)
-            return self.leaf_table("text_leaf", field=context.field, phrase=('"' if node.quoted else "") + normed,
+            name = self.leaf_table("text_leaf", field=context.field, phrase=('"' if node.quoted else "") + normed,
                                    as_of=self.as_of, areas=list(context.areas) if context.areas else None,
                                    expand=expand, relax=relax and not node.quoted and len(normed.split()) > 1)
+            self.restrictable.add(name)
+            return name
         if context.kind in WORD_BY_WORD and not node.quoted and len(search_norm(text).split()) > 1:
             # unquoted words each found, in any order: Essie's word semantics
             return self.evaluate(essie.And(tuple(essie.Words(w) for w in search_norm(text).split())), context)
