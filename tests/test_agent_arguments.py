@@ -10,6 +10,7 @@ from agent_calls import ANSWER_BUDGET, WRONG_JSON_TYPES, broadest_calls
 
 from ctmirror import Mirror
 from ctmirror.core.errors import InvalidArgument
+from ctmirror.server import v2
 from ctmirror.server.agent_tools import run_tool
 
 
@@ -48,6 +49,31 @@ def test_a_cutoff_in_the_future_is_refused_everywhere(m):
         assert refused.value.invalid_input == future
     tomorrow = (date.today() + timedelta(days=1)).isoformat()  # a clock a day ahead of ours is still answered
     assert run_tool(m, "get_landscape", {"condition": "NASH", "date_before": tomorrow})["total_trial_count"] > 0
+
+
+
+def test_get_study_cuts_every_list_of_the_record_and_names_each_cut_by_its_path(m):
+    """max_list_items cuts each list of the record, however deep, to that many items, and `capped` names each cut
+    list by its path (a.b[2].c), with its length: the record as stored, its lists cut, and nothing else changed."""
+    def cut(node, path, cuts):  # the record as get_study should give it, and its cuts, written out plainly
+        if isinstance(node, list):
+            if len(node) > 2:
+                cuts.append({"path": path, "total": len(node), "kept": 2})
+            return [cut(item, f"{path}[{i}]", cuts) for i, item in enumerate(node[:2])]
+        if isinstance(node, dict):
+            return {k: cut(v, f"{path}.{k}" if path else k, cuts) for k, v in node.items()}
+        return node
+
+    crowded = m.rows("SELECT nct_id FROM locations GROUP BY 1 ORDER BY count(*) DESC LIMIT 3")
+    resulted = m.rows("SELECT nct_id FROM trial_card WHERE is_current AND results_posted ORDER BY nct_id LIMIT 3")
+    nested = 0
+    for nct_id in [row["nct_id"] for row in crowded + resulted]:
+        answer = run_tool(m, "get_study", {"nct_id": nct_id, "max_list_items": 2})
+        expected: list[dict] = []
+        assert answer["study"] == cut(v2.study(m, nct_id, {}, None)[1], "", expected)
+        assert answer["capped"] == expected and expected
+        nested += sum("[" in c["path"] for c in expected)
+    assert nested  # lists inside lists' items were cut and named
 
 
 @pytest.mark.slow  # every tool on the broadest queries

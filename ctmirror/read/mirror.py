@@ -120,7 +120,7 @@ class Mirror(Methods):
     def _folders(self) -> tuple[Path, list[Path]]:
         """(root, allowed): the folder the catalog's views name files relative to, and the folders below which
         this reader may read: a snapshot's own folder; a state's folder and the segments it reads."""
-        root = self.warehouse.root.resolve()
+        root = self.resolved_root = self.warehouse.root.resolve()  # its links followed, once for every lookup
         if self._is_snapshot:
             return root, [root]
         generation = self.state.meta.get("generation") or self.warehouse.generation

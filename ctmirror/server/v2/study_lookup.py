@@ -40,6 +40,7 @@ class CurrentStudies:
         self.file_nos = _int_array(files.indices)
         self.numbers, self.rows = (_int_array(table.column(name)) for name in ("nct_number", "record_row"))
         self.aliases = dict(mirror.con.execute(read_sql("serve/queries.sql", "aliases")).fetchall())
+        self.record_files = record_files_of(mirror.resolved_root)
 
     def find(self, nct_id: str) -> tuple[str, str, int] | None:
         """(canonical NCT ID, record file, record row) of an NCT ID or alias in canonical form; None: no study."""
@@ -66,7 +67,7 @@ _CURRENT_LOCK = threading.Lock()
 def current_studies(mirror: Mirror) -> CurrentStudies:
     """The CurrentStudies of the state a Mirror reads, shared by a process's Mirrors of it (the last two states
     asked for are kept: a server moving to a new state still finishes requests on the old one)."""
-    key = (mirror.warehouse.root.resolve(), mirror.state_id)
+    key = (mirror.resolved_root, mirror.state_id)
     with _CURRENT_LOCK:
         found = _CURRENT.get(key)
         if found is None:
@@ -166,17 +167,17 @@ def _current_text(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: da
     paths, legacy = _study_params(params)
     if as_of is not None or paths or legacy:
         return None
-    return _stored_text(current_studies(mirror), mirror.warehouse.root, nct_id)
+    return _stored_text(current_studies(mirror), nct_id)
 
 
-def _stored_text(studies: CurrentStudies, root: Path, nct_id: str) -> tuple[str, bytes] | None:
+def _stored_text(studies: CurrentStudies, nct_id: str) -> tuple[str, bytes] | None:
     """(canonical NCT ID, stored record) of a study on the state `studies` looks up, from its record file; None
     where its segment has none; a V2Error 404 where there is no such study."""
     wanted = canonical_nct_id(nct_id)
     found = studies.find(wanted)
     if found is None:
         raise V2Error(f"Study not found: {wanted}", status=404)
-    text = record_files_of(root).read(found[1], found[2])
+    text = studies.record_files.read(found[1], found[2])
     return None if text is None else (found[0], text)
 
 
@@ -189,7 +190,7 @@ def loaded_current_text(root: Path, state_id: str, nct_id: str, params: dict[str
         return None
     with _CURRENT_LOCK:
         studies = _CURRENT.get((Path(root).resolve(), state_id))
-    return None if studies is None else _stored_text(studies, root, nct_id)
+    return None if studies is None else _stored_text(studies, nct_id)
 
 
 def study_by_query(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: date | None,
