@@ -11,7 +11,7 @@ from agent_calls import ANSWER_BUDGET, WRONG_JSON_TYPES, broadest_calls
 from ctmirror import Mirror
 from ctmirror.core.errors import InvalidArgument
 from ctmirror.server import v2
-from ctmirror.server.agent_tools import run_tool
+from ctmirror.server.agent_tools import json_text, run_tool
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +84,7 @@ def test_at_default_arguments_no_answer_exceeds_the_budget_and_what_was_cut_is_s
     cut = set()
     for name, arguments in broadest_calls(m):
         answer = run_tool(m, name, arguments)
-        assert len(json.dumps(answer)) <= ANSWER_BUDGET, (name, arguments, len(json.dumps(answer)))
+        assert len(json_text(answer)) <= ANSWER_BUDGET, (name, arguments, len(json_text(answer)))
         for capped in answer.get("capped", []):
             assert capped["kept"] < capped["total"], (name, capped)
             cut.add(name)
@@ -97,7 +97,7 @@ def test_at_default_arguments_no_answer_exceeds_the_budget_and_what_was_cut_is_s
 def test_a_size_asked_for_is_given_whole(m):
     default = run_tool(m, "search_trials", {"drug": "placebo", "condition": "cancer"})
     asked = run_tool(m, "search_trials", {"drug": "placebo", "condition": "cancer", "max_results": 25})
-    assert len(asked["results"]) == 25 and "capped" not in asked and len(json.dumps(asked)) > ANSWER_BUDGET
+    assert len(asked["results"]) == 25 and "capped" not in asked and len(json_text(asked)) > ANSWER_BUDGET
     assert default["results"] == asked["results"][:len(default["results"])]
     page = run_tool(m, "search", {"condition": "cancer"})
     assert len(page["items"]) == 10 and page["pagination"]["cursor"]  # the tool's own page size, paged on
@@ -111,7 +111,7 @@ def test_a_patients_trials_and_their_landscape_in_two_calls_within_30000_charact
                "location": "Germany", "phases": ["PHASE3"]}
     eligible = run_tool(m, "find_eligible", patient)
     landscape = run_tool(m, "get_landscape", {"condition": "HER2-positive breast cancer"})
-    assert len(json.dumps(eligible)) + len(json.dumps(landscape)) <= 30_000
+    assert len(json_text(eligible)) + len(json_text(landscape)) <= 30_000
     found = {s["protocolSection"]["identificationModule"]["nctId"] for s in eligible["studies"]}
     expected = {item.nct_id.replace("NCT:", "NCT") for item in m.search(
         condition="HER2-positive breast cancer", status=["RECRUITING"], phase="PHASE3", location="Germany",

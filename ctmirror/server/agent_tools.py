@@ -20,6 +20,7 @@ from typing import Any, Union, get_args, get_origin
 
 import anyio
 import mcp.types as types
+import msgspec
 from mcp.server.lowlevel import Server
 from mcp.shared.message import SessionMessage
 from pydantic import TypeAdapter, ValidationError
@@ -248,6 +249,13 @@ def tool_list(pinned: bool = False) -> list[types.Tool]:
 # ---- running a tool ----------------------------------------------------------------------------------------
 # An answer's budget in characters (of its JSON), at default arguments: an agent pays for every one.
 ANSWER_BUDGET = 25_000
+_JSON = msgspec.json.Encoder()
+
+
+def json_text(answer: Any) -> str:
+    """An answer's JSON as a tool's reply carries it (compact, UTF-8 rather than escapes) and the budget counts it:
+    msgspec writes a record's in a fifth of the time json.dumps takes."""
+    return _JSON.encode(answer).decode()
 # Tools' list sizes when the caller gives none: smaller than the methods' own defaults (their contracts' sizes for
 # programs), so that an answer fits the budget. The caller can ask for more, up to each argument's maximum.
 AGENT_DEFAULTS: dict[str, dict[str, int]] = {
@@ -277,7 +285,7 @@ def run_tool_text(mirror: Mirror, name: str, arguments: dict[str, Any]) -> tuple
                                   recovery_hint=f"Call it without {given[0]}: every answer is as of {mirror.as_of}.")
     answer = _answer(mirror, name, {**AGENT_DEFAULTS.get(name, {}), **arguments})
     if any(size in arguments for size in SIZE_ARGUMENTS):
-        return answer, json.dumps(answer)
+        return answer, json_text(answer)
     return _budgeted(answer, ANSWER_BUDGET, keep=PAGED_LISTS.get(name))
 
 
@@ -294,16 +302,16 @@ def within_budget(answer: dict[str, Any], budget: int, *, keep: str | None = Non
 def _budgeted(answer: dict[str, Any], budget: int, *, keep: str | None = None,
               note: bool = True) -> tuple[dict[str, Any], str]:
     """within_budget's answer, and its JSON text."""
-    text = json.dumps(answer)
+    text = json_text(answer)
     if len(text) <= budget:
         return answer, text
     answer = json.loads(text)  # a copy to cut
     room = budget - min(1_500, budget // 4) if note else budget  # for the notes below
     cut: dict[str, dict[str, Any]] = {}
-    while (size := len(json.dumps(answer))) > room:
+    while (size := len(json_text(answer))) > room:
         groups: dict[str, list[tuple[Any, Any, list]]] = {}
         _list_groups(answer, "", groups)
-        sizes = {path: sum(len(json.dumps(items)) for *_, items in lists) for path, lists in groups.items()
+        sizes = {path: sum(len(json_text(items)) for *_, items in lists) for path, lists in groups.items()
                  if path != keep and any(len(items) >= 2 for *_, items in lists)}
         if not sizes:
             break
@@ -328,7 +336,7 @@ def _budgeted(answer: dict[str, Any], budget: int, *, keep: str | None = None,
         answer["budget_note"] = (f"cut to about {budget:,} characters: ask for fewer or more items (max_results, "
                                  "top_n, page_size, max_list_items, fewer nct_ids), or one study's record with "
                                  "get_study")
-    return answer, json.dumps(answer)
+    return answer, json_text(answer)
 
 
 def _list_groups(node: Any, path: str, groups: dict[str, list[tuple[Any, Any, list]]]) -> None:

@@ -18,7 +18,7 @@ import numpy as np
 from ctmirror.core.record_files import record_files_of
 from ctmirror.core.sqlfiles import read_sql
 from ctmirror.server.csv_columns import Column, columns_for, csv_text
-from ctmirror.server.records import UnknownField, field_paths, legacy_markup
+from ctmirror.server.records import UnknownField, decode_record, field_paths, legacy_markup
 from ctmirror.server.v2.errors import V2Error
 from ctmirror.server.v2.request import NCT_ID, listed, wants_legacy_markup
 from ctmirror.server.v2.search import shape
@@ -157,7 +157,7 @@ def study(mirror: Mirror, nct_id: str, params: dict[str, str], as_of: date | Non
     if found is not None:
         if shown_as is not None:
             shown_as.update(as_of_exact=True, withheld=[])
-        return found[0], json.loads(found[1])
+        return found[0], decode_record(found[1])
     return study_by_query(mirror, nct_id, params, as_of, shown_as)
 
 
