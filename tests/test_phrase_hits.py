@@ -121,6 +121,22 @@ def test_a_reader_that_answered_many_queries_of_a_field_holds_the_field_for_ever
         assert found_by(second, READER, "condition", conditions, None) == before
 
 
+
+def test_a_long_running_reader_holds_a_field_after_a_few_queries_where_a_default_reader_does_not(sample_warehouse,
+                                                                                                 tmp_path):
+    with Mirror(alone(sample_warehouse, tmp_path / "a"), long_running=True) as eager, \
+            Mirror(alone(sample_warehouse, tmp_path / "b")) as default:
+        conditions = [row["norm"] for row in eager.rows(
+            "SELECT DISTINCT t.norm FROM search_text AS t JOIN search_hit AS h USING (text_id) "
+            "WHERE h.field = 'condition' ORDER BY t.norm LIMIT $n",
+            {"n": phrase_hits.WHOLE_FIELD_AFTER_LONG_RUNNING + 1})]
+        for condition in conditions:
+            assert found_by(eager, READER, "condition", [condition], None) == \
+                found_by(default, READER, "condition", [condition], None)
+        assert eager.phrase_hits.fields_held() == {"condition"}
+        assert default.phrase_hits.fields_held() == set()
+
+
 def test_rows_out_of_order_are_held_by_text_and_version():
     texts = np.array([7, 3, 7, 3, 9], np.int64)
     versions = np.array([50, 40, 20, 10, 30], np.int64)

@@ -131,6 +131,30 @@ def test_search_trials_finds_with_the_conditions_words_intersected_what_it_finds
     assert len({row["k"] for row in grouped if row["k"] > len(pairs)}) > len(pairs) // 2  # reversed words found too
 
 
+
+def test_a_long_running_reader_holds_a_fields_words_after_a_few_calls_where_a_default_reader_does_not(
+        sample_warehouse, tmp_path):
+    """A server's or a backtest's reader (long_running) holds a field's word postings after a few calls of it; a
+    default reader, after the same calls, still reads them word by word."""
+    with Mirror(sample_warehouse) as m:
+        conditions = [row["norm"].strip() for row in m.rows(
+            "SELECT DISTINCT t.norm FROM search_text AS t JOIN search_hit AS h USING (text_id) "
+            "WHERE h.field = 'condition' AND len(string_split(trim(t.norm), ' ')) = 3 ORDER BY t.norm LIMIT 60")]
+    words: set[str] = set()
+    chosen = [c for c in conditions if not words & set(c.split()) and not words.update(c.split())]
+    chosen = chosen[:-(-word_postings.WHOLE_FIELD_AFTER_LONG_RUNNING // 3)]  # a call reads its three words
+    assert len(chosen) * 3 < word_postings.WHOLE_FIELD_AFTER
+    with Mirror(alone(sample_warehouse, tmp_path / "a"), long_running=True) as eager, \
+            Mirror(alone(sample_warehouse, tmp_path / "b")) as default:
+        for condition in chosen:
+            assert eager.get_landscape(condition) == default.get_landscape(condition)
+        deadline = time.monotonic() + 30  # the word postings are read in a thread of their own
+        while eager.word_versions.fields_held() != {"condition"} and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert eager.word_versions.fields_held() == {"condition"}
+        assert default.word_versions.fields_held() == set()
+
+
 def test_a_reader_that_read_many_words_of_a_field_holds_the_field_whole_for_every_reader_of_its_catalog(
         sample_warehouse, tmp_path, monkeypatch):
     monkeypatch.setattr(word_postings, "WHOLE_FIELD_AFTER", 4)

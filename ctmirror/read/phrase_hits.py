@@ -39,8 +39,9 @@ LISTED_FUNCTION = "field_phrase_hits_listed"
 FIELDS = ("condition", "intervention")
 RESULT_TYPE = duckdb.list_type(duckdb.sqltypes.UBIGINT)
 # After this many queries of a field answered text by text (a query of search_hit each), the field's whole rows are
-# read and held.
+# read and held; on a long-running reader (Mirror(long_running=True)) after a few.
 WHOLE_FIELD_AFTER = 16
+WHOLE_FIELD_AFTER_LONG_RUNNING = 4
 # A version's areas (fewer than 16 a field) take its low 16 bits, whether a learned link found it the 17th.
 AREA_BITS = 16
 LEARNED_BIT = np.uint64(1 << AREA_BITS)
@@ -85,8 +86,10 @@ class PhraseHits:
     PhraseTexts finds and the search_hit rows it reads or holds, and the functions DuckDB calls as
     `field_phrase_hits` and `field_phrase_hits_listed`."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, catalog: Path, phrase_texts: PhraseTexts) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection, catalog: Path, phrase_texts: PhraseTexts,
+                 long_running: bool = False) -> None:
         self._con = con
+        self._long_running = long_running
         self._phrase_texts = phrase_texts
         self._cursors = reading_cursors(con, _query("use_catalog"))
         self._held = held_for(catalog)
@@ -128,11 +131,12 @@ class PhraseHits:
 
     def _read(self, field: str, text_ids: np.ndarray) -> FieldHits:
         """The rows of these texts, read with a query; or, once the reader has answered WHOLE_FIELD_AFTER queries of
-        the field so, the field's whole rows, read now and held for every reader of the catalog (other calls
-        meanwhile go on text by text)."""
+        the field so (WHOLE_FIELD_AFTER_LONG_RUNNING on a long-running reader), the field's whole rows, read now and
+        held for every reader of the catalog (other calls meanwhile go on text by text)."""
         with self._lock:
             self._read_text_by_text[field] += 1
-            read_enough = self._read_text_by_text[field] > WHOLE_FIELD_AFTER
+            read_enough = self._read_text_by_text[field] > (WHOLE_FIELD_AFTER_LONG_RUNNING if self._long_running
+                                                            else WHOLE_FIELD_AFTER)
         if read_enough:
             held = self._hold_whole_field(field)
             if held is not None:
@@ -171,11 +175,12 @@ def _packed(version_nos: np.ndarray, area_masks: np.ndarray) -> np.ndarray:
     return packed_versions(version_nos, area_masks, AREA_BITS + 1, FUNCTION)
 
 
-def install_phrase_hits(con: duckdb.DuckDBPyConnection, catalog: Path, phrase_texts: PhraseTexts) -> PhraseHits:
+def install_phrase_hits(con: duckdb.DuckDBPyConnection, catalog: Path, phrase_texts: PhraseTexts, *,
+                        long_running: bool = False) -> PhraseHits:
     """Registers the functions on a reader's connection to `catalog` (the file it attached) and replaces the
     catalog's phrase_hit_rows_many there by sql/calls/phrase_hits.sql's (a temporary macro, found before the
     catalog's: run after any other replacement of the catalog's macros)."""
-    phrase_hits = PhraseHits(con, catalog, phrase_texts)
+    phrase_hits = PhraseHits(con, catalog, phrase_texts, long_running=long_running)
     phrase_hits.register(con)
     con.execute(_query("phrase_hit_rows_many"))
     return phrase_hits

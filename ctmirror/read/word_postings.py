@@ -42,6 +42,9 @@ CACHE_BYTES = 128 * 1024 * 1024
 # field's whole search_word is read at once and held: at 500,000 studies the condition's 15.6 million rows (125 MB,
 # read in 1.0 s) and the intervention's 26.5 million (212 MB, 1.4 s). A call on the command line never reads so many.
 WHOLE_FIELD_AFTER = 64
+# ...and on a long-running reader (a server's, a backtest's: Mirror(long_running=True)), which will answer thousands
+# of calls: held after a few calls' words rather than after twenty-odd calls slowed by queries of one word each.
+WHOLE_FIELD_AFTER_LONG_RUNNING = 16
 FUNCTION = "intersect_word_versions"
 # The words one query may intersect: the macros keep a query's first 32 (sql/methods/_matching.sql,
 # scattered_words); a user's own call with more is refused rather than read word by word.
@@ -81,10 +84,11 @@ class FieldPostings(WordRuns):
 class WordVersions:
     """The versions of each word of a field (search_word's rows), read on first use through a cursor of the reader's
     own connection, and the intersection DuckDB calls as `intersect_word_versions`. catalog: the file the reader
-    attached, whose fields' whole rows it may hold (shared with the file's other readers); None: word by word only."""
+    attached, whose fields' whole rows it may hold (shared with the file's other readers); None: word by word only.
+    long_running: it holds a field's whole rows after WHOLE_FIELD_AFTER_LONG_RUNNING words, not WHOLE_FIELD_AFTER."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, cache_bytes: int = CACHE_BYTES,
-                 catalog: Path | None = None) -> None:
+                 catalog: Path | None = None, long_running: bool = False) -> None:
         # DuckDB calls the function from two of its threads at once (a whitespace call's drug and condition): each
         # reads its new words through a cursor of its own, side by side, and the lock guards the kept words alone.
         self._con = con
@@ -95,6 +99,7 @@ class WordVersions:
         self._lock = threading.Lock()
         self._held = None if catalog is None else held_for(catalog)
         self._read_one_by_one: Counter[str] = Counter()
+        self._long_running = long_running
         self._let_go: set[str] = set()  # the fields whose whole rows are held and whose words kept here went
 
     def words_held(self) -> set[tuple[str, str]]:
@@ -172,7 +177,8 @@ class WordVersions:
         if missing and self._held is not None:
             with self._lock:
                 self._read_one_by_one[field] += len(missing)
-                read_enough = self._read_one_by_one[field] >= WHOLE_FIELD_AFTER
+                read_enough = self._read_one_by_one[field] >= (WHOLE_FIELD_AFTER_LONG_RUNNING if self._long_running
+                                                                else WHOLE_FIELD_AFTER)
             if read_enough:
                 self._begin_holding_whole_field(field)
         return [runs[word] for word in words]
@@ -262,12 +268,13 @@ def packed_versions(version_nos: np.ndarray, low_values: np.ndarray, low_bits: i
     return (versions.astype(np.uint64) << np.uint64(low_bits)) | values
 
 
-def install_word_postings(con: duckdb.DuckDBPyConnection, catalog: Path | None = None) -> WordVersions:
+def install_word_postings(con: duckdb.DuckDBPyConnection, catalog: Path | None = None, *,
+                          long_running: bool = False) -> WordVersions:
     """Registers the intersection on a reader's connection and replaces the catalog's scattered_word_versions_many
     and words_intersected_outside_plan there by sql/calls/word_postings.sql's (temporary macros, which DuckDB finds
     before the catalog's, so run this after any other replacement of the catalog's macros: Mirror._connect, after
     _check_catalog)."""
-    word_versions = WordVersions(con, catalog=catalog)
+    word_versions = WordVersions(con, catalog=catalog, long_running=long_running)
     word_versions.register(con)
     for name in ("scattered_word_versions_many", "words_intersected_outside_plan"):
         con.execute(read_sql("calls/word_postings.sql", name))

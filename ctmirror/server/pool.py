@@ -49,10 +49,10 @@ class MirrorPool:
         self._idle[first.state_id] = [first]
 
     def _open(self, **options) -> Mirror:
-        """A Mirror for requests: `threads` DuckDB threads (None: one a core), and v2 searches' arguments table
-        made before anything is prepared on it."""
+        """A Mirror for requests, long-running (it holds the fields it searches soon): `threads` DuckDB threads
+        (None: one a core), and the table of v2 searches' filter.geo versions made before anything is prepared."""
         mirror = Mirror(self.root, threads=self.threads, memory_limit=self.memory_limit, exact_only=self.exact_only,
-                        **options)
+                        long_running=True, **options)
         v2.make_search_tables(mirror)
         return mirror
 
