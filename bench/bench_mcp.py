@@ -48,8 +48,8 @@ def main() -> None:
                     errors += bool(result.isError)
                 elapsed = time.perf_counter() - started
                 times.sort()
-                print(f"{name:<20}{args.calls / elapsed:>9,.0f}{statistics.median(times):>9.1f}"
-                      f"{times[min(len(times) - 1, int(len(times) * 0.99))]:>9.1f}{errors:>8}")
+                print(f"{name:<20}{args.calls / elapsed:>9,.0f}{statistics.median(times):>9.2f}"
+                      f"{times[min(len(times) - 1, int(len(times) * 0.99))]:>9.2f}{errors:>8}")
 
     anyio.run(run)
 
