@@ -235,6 +235,31 @@ def test_one_connection_finds_each_points_studies_in_turn(m):
             assert page["totalCount"] == truth(lat, lon, miles * 1.609344) > 0, (lat, lon, extra)
 
 
+
+def test_a_circle_anywhere_finds_the_versions_the_distance_finds(m):
+    """versions_within narrows the sites to a box of latitude and longitude before the distance: the same versions
+    and distances as the distance alone, for circles around the sample's own sites, across the 180th meridian,
+    over a pole, and around the whole Earth."""
+    sites = [(row["lat"], row["lon"]) for row in m.rows(
+        "SELECT lat, lon FROM all_locations WHERE lat IS NOT NULL ORDER BY hash(lat, lon) LIMIT 6")]
+    circles = [(lat, lon, km) for (lat, lon), km in zip(sites, (5, 50, 300, 1500, 3000, 8000))]
+    circles += [(-41.0, 179.9, 900.0), (-36.8, -179.5, 2500.0), (64.1, -21.9, 2000.0), (89.5, 10.0, 700.0),
+                (-89.0, 0.0, 1500.0), (0.0, 0.0, 20_100.0)]
+    found_somewhere = 0
+    for lat, lon, km in circles:
+        boxed = m.rows("SELECT version_no, km FROM versions_within($lat, $lon, $km) ORDER BY version_no",
+                       {"lat": lat, "lon": lon, "km": km})
+        plain = m.rows(
+            "SELECT v.version_no, min(d.km) AS km FROM (SELECT nct_id, content_hash, 6371.0088 * 2 * asin(sqrt("
+            "pow(sin(radians(lat - $lat) / 2), 2) + cos(radians($lat)) * cos(radians(lat)) * "
+            "pow(sin(radians(lon - $lon) / 2), 2))) AS km FROM all_locations WHERE lat IS NOT NULL) AS d "
+            "JOIN study_version AS v USING (nct_id, content_hash) WHERE d.km <= $km GROUP BY 1 ORDER BY 1",
+            {"lat": lat, "lon": lon, "km": km})
+        assert boxed == plain, (lat, lon, km)
+        found_somewhere += bool(plain)
+    assert found_somewhere >= 8
+
+
 def test_sorting_by_a_date_and_by_relevance(api, m):
     page = api.get("/api/v2/studies", params={"query.cond": "asthma", "sort": "StartDate:desc", "pageSize": 1000,
                                               "fields": "NCTId,StartDate"}).json()

@@ -362,6 +362,13 @@ SELECT * FROM field_matches('term', q);
 -- versions_within(lat, lon, km): the versions with a site within km kilometres of the point (haversine on the mean
 -- Earth radius), each with the distance of its closest such site (km): the v2 API's filter.geo and geoDecay.
 -- versions_near(lat, lon, km): the same versions alone: search's `near`.
+-- lon_reach(lat, km): how many degrees of longitude a point within km of a point at latitude lat can lie from it
+-- (on the sphere, asin(sin(km / R) / cos(lat)), a hundredth of a degree more for rounding); 180 where the circle
+-- reaches a pole, so every longitude.
+CREATE OR REPLACE MACRO lon_reach(point_lat, radius_km) AS
+    CASE WHEN sin(least(radius_km::DOUBLE / 6371.0088, pi() / 2)) < 0.999 * cos(radians(point_lat::DOUBLE))
+         THEN degrees(asin(sin(radius_km::DOUBLE / 6371.0088) / cos(radians(point_lat::DOUBLE)))) + 0.01
+         ELSE 180.0 END;
 CREATE OR REPLACE MACRO versions_within(point_lat, point_lon, radius_km) AS TABLE
 SELECT v.version_no, min(d.km) AS km
 FROM (SELECT nct_id, content_hash,
@@ -370,9 +377,15 @@ FROM (SELECT nct_id, content_hash,
                  + cos(radians(point_lat::DOUBLE)) * cos(radians(lat))
                    * pow(sin(radians(lon - point_lon::DOUBLE) / 2), 2))) AS km
       FROM all_locations
-      -- a degree of latitude is at least 111.19 km of the distance: the band first spares most sites the trigonometry
+      -- a degree of latitude is at least 111.19 km of the distance, and lon_reach bounds the longitude: the box
+      -- first, read by the scan, spares most sites the trigonometry (at 500,000 studies, 100 miles around Boston:
+      -- 963,000 of 8.2 million sites in the band of latitude, 90,000 in the box); a box that crosses the 180th
+      -- meridian takes every longitude
       WHERE lat BETWEEN point_lat::DOUBLE - radius_km::DOUBLE / 111.0 AND point_lat::DOUBLE + radius_km::DOUBLE / 111.0
-        AND lon IS NOT NULL) AS d
+        AND lon BETWEEN CASE WHEN abs(point_lon::DOUBLE) + lon_reach(point_lat, radius_km) <= 180
+                             THEN point_lon::DOUBLE - lon_reach(point_lat, radius_km) ELSE -180.0 END
+                    AND CASE WHEN abs(point_lon::DOUBLE) + lon_reach(point_lat, radius_km) <= 180
+                             THEN point_lon::DOUBLE + lon_reach(point_lat, radius_km) ELSE 180.0 END) AS d
 JOIN study_version AS v USING (nct_id, content_hash)
 WHERE d.km <= radius_km::DOUBLE
 GROUP BY v.version_no;
