@@ -50,6 +50,7 @@ class Mirror(Methods):
         record_pandas_absent()
         self.lock = threading.RLock()  # every use of the connection and of the call state below holds it
         self.warehouse = Warehouse(warehouse)
+        self.resolved_root = self.warehouse.root.resolve()  # its links followed, once for every lookup
         self._pinned: dict[object, Mirror] = {}
         self._collecting: list[tuple[Mirror, Method, dict[str, Any]]] | None = None
         self.prepared_calls: set[str] = set()  # the methods' call queries prepared on this connection
@@ -121,13 +122,13 @@ class Mirror(Methods):
         self.shaped_plans = {}
         self.argument_tables = set()
         make_argument_tables(self, [*METHODS.values(), STATISTIC_ARGUMENTS])
-        self.call_arguments: dict[str, list] = {}  # a call alone's arguments, which its query reads from functions
+        self.call_arguments: dict[str, Any] = {}  # a call alone's arguments, which its query reads from functions
         install_call_arguments(self)
 
     def _folders(self) -> tuple[Path, list[Path]]:
         """(root, allowed): the folder the catalog's views name files relative to, and the folders below which
         this reader may read: a snapshot's own folder; a state's folder and the segments it reads."""
-        root = self.resolved_root = self.warehouse.root.resolve()  # its links followed, once for every lookup
+        root = self.resolved_root
         if self._is_snapshot:
             return root, [root]
         generation = self.state.meta.get("generation") or self.warehouse.generation

@@ -249,13 +249,6 @@ def tool_list(pinned: bool = False) -> list[types.Tool]:
 # ---- running a tool ----------------------------------------------------------------------------------------
 # An answer's budget in characters (of its JSON), at default arguments: an agent pays for every one.
 ANSWER_BUDGET = 25_000
-_JSON = msgspec.json.Encoder()
-
-
-def json_text(answer: Any) -> str:
-    """An answer's JSON as a tool's reply carries it (compact, UTF-8 rather than escapes) and the budget counts it:
-    msgspec writes a record's in a fifth of the time json.dumps takes."""
-    return _JSON.encode(answer).decode()
 # Tools' list sizes when the caller gives none: smaller than the methods' own defaults (their contracts' sizes for
 # programs), so that an answer fits the budget. The caller can ask for more, up to each argument's maximum.
 AGENT_DEFAULTS: dict[str, dict[str, int]] = {
@@ -265,6 +258,14 @@ AGENT_DEFAULTS: dict[str, dict[str, int]] = {
 SIZE_ARGUMENTS = ("max_results", "top_n", "page_size", "max_list_items")
 # Lists the budget never cuts: a page of a paginated answer (its cursor goes on after the page's last item).
 PAGED_LISTS = {"search": "items"}
+
+_JSON = msgspec.json.Encoder()
+
+
+def json_text(answer: Any) -> str:
+    """An answer's JSON as a tool's reply carries it (compact, UTF-8 rather than escapes) and the budget counts it:
+    msgspec writes a record's in a fifth of the time json.dumps takes."""
+    return _JSON.encode(answer).decode()
 
 
 def run_tool(mirror: Mirror, name: str, arguments: dict[str, Any]) -> dict[str, Any]:

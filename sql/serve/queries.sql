@@ -15,6 +15,11 @@ DELETE FROM serve_near
 -- locations (a filter of the search that read them would read them at every call: a NULL point does not fold).
 INSERT INTO serve_near SELECT version_no, km FROM versions_within($geo_lat::DOUBLE, $geo_lon::DOUBLE, $geo_km::DOUBLE)
 
+-- name: among
+-- A text term's hits kept where it is ANDed with another ({other}: a subquery of this request; text_leaf.sql's
+-- {among}, which is `true` otherwise): those among the other's versions alone.
+version_no IN (SELECT version_no FROM {other})
+
 -- name: boost
 -- A boosted term ({inner}: a subquery of this request; Essie's term^N): the same versions, each score times $factor.
 SELECT version_no, score * $factor::DOUBLE AS score FROM {inner}

@@ -91,7 +91,9 @@ class Matcher:
         self.restrictable.discard(text_term)
         at = next(i for i, (name, _) in enumerate(self.terms) if name == text_term)
         _, query = self.terms.pop(at)
-        query = query.replace("{among}", f"version_no IN (SELECT version_no FROM {other})")
+        among = "".join(line for line in read_sql("serve/queries.sql", "among").splitlines(keepends=True)
+                        if not line.startswith("--"))  # an expression, spliced into a line of text_leaf.sql
+        query = query.replace("{among}", among.strip().replace("{other}", other))
         self.terms.insert(next(i for i, (name, _) in enumerate(self.terms) if name == other) + 1, (text_term, query))
         self.read_twice.add(other)
 
